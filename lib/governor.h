@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The governor interface: one table of operations per algorithm, tunables with valid ranges. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A governor's answer for "as fast as possible" (kernel DEVFREQ_MAX_FREQ). */
+#define DF_FREQ_MAX UINT64_MAX
+
+#define DF_GOVERNOR_TUNABLES_MAX 4
+
+/* What a governor sees at one decision. Frequencies in Hz. */
+struct df_governor_input {
+        /* The load sample of the last interval; only meaningful when has_sample. */
+        bool has_sample;
+        uint64_t busy;
+        uint64_t total;
+
+        uint64_t current; /* the frequency in force */
+        uint64_t min;     /* effective range */
+        uint64_t max;
+
+        /* Usable points now (enabled, meeting the latency aggregate), ascending, n >= 1. */
+        const uint64_t *points;
+        size_t n_points;
+
+        /* Every point of the device's table, ascending (passive: index mapping). */
+        const uint64_t *table;
+        size_t n_table;
+
+        /* passive: the parent's frequency in force and its full table, ascending. */
+        uint64_t parent_current;
+        const uint64_t *parent_table;
+        size_t n_parent_table;
+};
+
+struct df_tunable {
+        const char *name;
+        uint32_t def;
+        uint32_t min; /* static bounds; cross-tunable rules are checked by ops->validate */
+        uint32_t max;
+};
+
+struct df_governor;
+
+struct df_governor_ops {
+        const char *name;
+        bool polls; /* takes a load sample every polling interval */
+        const struct df_tunable *tunables;
+        size_t n_tunables;
+        /* Cross-tunable rules (e.g. downdifferential <= upthreshold): 0 or -ERANGE. May be NULL. */
+        int (*validate)(const uint32_t *values);
+        /* (Re)start: forget history. `current` is the frequency in force. May be NULL. */
+        void (*start)(struct df_governor *g, uint64_t current);
+        /* Never fails: tunables were validated when set. DF_FREQ_MAX means the highest. */
+        uint64_t (*get_target)(struct df_governor *g, const struct df_governor_input *in);
+};
+
+/* A (parent frequency, child frequency) pair of a passive map. */
+struct df_passive_pair {
+        uint64_t parent;
+        uint64_t child;
+};
+
+struct df_governor {
+        const struct df_governor_ops *ops;
+        uint32_t tunables[DF_GOVERNOR_TUNABLES_MAX]; /* in ops->tunables order */
+
+        union {
+                struct {
+                        uint64_t freq;
+                        bool valid;
+                } userspace;
+                struct {
+                        uint32_t skip;
+                        uint32_t prev_load;
+                } ondemand;
+                struct {
+                        uint64_t requested;
+                        uint32_t down_skip;
+                        uint32_t prev_load;
+                } conservative;
+        } state;
+
+        /* passive: optional explicit map, sorted by parent frequency (owned). */
+        struct df_passive_pair *passive_map;
+        size_t n_passive_map;
+};
+
+extern const struct df_governor_ops df_governor_performance;
+extern const struct df_governor_ops df_governor_powersave;
+extern const struct df_governor_ops df_governor_userspace;
+extern const struct df_governor_ops df_governor_simple_ondemand;
+extern const struct df_governor_ops df_governor_ondemand;
+extern const struct df_governor_ops df_governor_conservative;
+extern const struct df_governor_ops df_governor_passive;
+
+/* Every governor, sorted by name. */
+extern const struct df_governor_ops *const df_governors[];
+extern const size_t df_governors_count;
+
+/* NULL when unknown. */
+const struct df_governor_ops *df_governor_find(const char *name);
+
+/* Select `ops` with default tunables and fresh state (frees a previous passive map). */
+void df_governor_init(struct df_governor *g, const struct df_governor_ops *ops);
+void df_governor_done(struct df_governor *g);
+
+/* Index of a tunable of ops, or -ENOENT. */
+int df_governor_tunable_index(const struct df_governor_ops *ops, const char *name);
+
+/*
+ * Check a complete set of values (in ops->tunables order) against the static ranges and the
+ * governor's cross rules: 0, or -ERANGE.
+ */
+int df_governor_validate(const struct df_governor_ops *ops, const uint32_t *values);
+
+/* Set one tunable, checked together with the others in force: 0, -ENOENT, -ERANGE. */
+int df_governor_set_tunable(struct df_governor *g, const char *name, uint32_t value);
+/* Set all at once (configuration), checked as a whole: 0 or -ERANGE; nothing changes on error. */
+int df_governor_set_tunables(struct df_governor *g, const uint32_t *values);
+int df_governor_get_tunable(const struct df_governor *g, const char *name, uint32_t *ret);
+
+/* passive: install an explicit map (copied, sorted by parent). -EINVAL on duplicate parents. */
+int df_governor_set_passive_map(struct df_governor *g, const struct df_passive_pair *pairs, size_t n);
+
+void df_governor_start(struct df_governor *g, uint64_t current);
+uint64_t df_governor_get_target(struct df_governor *g, const struct df_governor_input *in);
+
+/* userspace: the value of SetFrequency (stored raw; clamping happens in the device). */
+void df_governor_userspace_set(struct df_governor *g, uint64_t freq);
+
+/*
+ * kernel: governor_simpleondemand.c devfreq_simple_ondemand_func(), step by step, with
+ * devfreqd's two differences (DESIGN.md): tunables are taken literally, and the proportional
+ * step uses a 128-bit product and the full divisor. -EINVAL when upthreshold is 0 or above 100
+ * or below downdifferential.
+ */
+int df_simple_ondemand_target(
+        uint64_t busy, uint64_t total, uint64_t current, uint32_t upthreshold, uint32_t downdifferential,
+        uint64_t *ret);
+
+/* Busy percentage of a sample, 0-100 (busy above total counts as 100); -EINVAL if total is 0. */
+int df_load_percent(uint64_t busy, uint64_t total);

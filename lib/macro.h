@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Small helpers shared by every layer: cleanup attributes, ownership transfer, array sizes. */
+#pragma once
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _unused_ __attribute__((unused))
+#define _pure_ __attribute__((pure))
+#define _const_ __attribute__((const))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define _warn_unused_result_ __attribute__((warn_unused_result))
+#define _likely_(x) (__builtin_expect(!!(x), 1))
+#define _unlikely_(x) (__builtin_expect(!!(x), 0))
+
+#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+
+#define MIN(a, b)                                                                                            \
+        __extension__({                                                                                      \
+                __typeof__(a) _a = (a);                                                                      \
+                __typeof__(b) _b = (b);                                                                      \
+                _a < _b ? _a : _b;                                                                           \
+        })
+#define MAX(a, b)                                                                                            \
+        __extension__({                                                                                      \
+                __typeof__(a) _a = (a);                                                                      \
+                __typeof__(b) _b = (b);                                                                      \
+                _a > _b ? _a : _b;                                                                           \
+        })
+
+/* Hand a pointer (or fd) over to a new owner, leaving the old variable empty for its cleanup. */
+#define TAKE_GENERIC(var, type, nullvalue)                                                                   \
+        __extension__({                                                                                      \
+                type *_pvar_ = &(var);                                                                       \
+                type _var_ = *_pvar_;                                                                        \
+                type _nullvalue_ = nullvalue;                                                                \
+                *_pvar_ = _nullvalue_;                                                                       \
+                _var_;                                                                                       \
+        })
+#define TAKE_PTR(ptr) TAKE_GENERIC(ptr, __typeof__(ptr), NULL)
+#define TAKE_FD(fd) TAKE_GENERIC(fd, int, -EBADF)
+
+static inline void freep(void *p) {
+        free(*(void **) p);
+}
+#define _cleanup_free_ _cleanup_(freep)
+
+static inline int safe_close(int fd) {
+        if (fd >= 0) {
+                int saved = errno;
+                (void) close(fd);
+                errno = saved;
+        }
+        return -EBADF;
+}
+static inline void closep(int *fd) {
+        safe_close(*fd);
+}
+#define _cleanup_close_ _cleanup_(closep)
+
+/* Define a cleanup helper for a type with a free function: DEFINE_TRIVIAL_CLEANUP_FUNC(struct x *, x_free). */
+#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func)                                                              \
+        static inline void func##p(type *p) {                                                                \
+                if (*p)                                                                                      \
+                        func(*p);                                                                            \
+        }
+
+static inline const char *strempty(const char *s) {
+        return s ? s : "";
+}
+
+static inline const char *yes_no(int b) {
+        return b ? "yes" : "no";
+}
+
+#define streq(a, b) (strcmp((a), (b)) == 0)
+#define strneq(a, b, n) (strncmp((a), (b), (n)) == 0)

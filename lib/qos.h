@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Per-device PM QoS request lists: three types, O(1) aggregates, notifier on aggregate change. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum df_qos_type {
+        DF_QOS_MIN_FREQUENCY, /* Hz; aggregate = the largest request */
+        DF_QOS_MAX_FREQUENCY, /* Hz; aggregate = the smallest request */
+        DF_QOS_LATENCY,       /* µs; aggregate = the smallest request */
+        _DF_QOS_TYPE_MAX,
+        _DF_QOS_TYPE_INVALID = -22, /* -EINVAL */
+};
+
+/* Aggregates of empty lists: no floor, no ceiling, no latency constraint. */
+#define DF_QOS_MIN_FREQUENCY_DEFAULT UINT64_C(0)
+#define DF_QOS_MAX_FREQUENCY_DEFAULT UINT64_MAX
+#define DF_QOS_LATENCY_DEFAULT UINT64_C(0xffffffff)
+
+/* "min-frequency", "max-frequency", "latency". */
+const char *df_qos_type_to_string(enum df_qos_type t);
+enum df_qos_type df_qos_type_from_string(const char *s);
+
+struct df_qos;
+
+/* A request; the caller owns the memory (embed it), the list only links it. */
+struct df_qos_request {
+        struct df_qos *qos; /* NULL while inactive */
+        enum df_qos_type type;
+        uint64_t value;
+        size_t heap_index;
+};
+
+struct df_qos_list {
+        struct df_qos_request **heap; /* binary heap, the aggregate at [0] */
+        size_t n;
+        size_t allocated;
+};
+
+typedef void (*df_qos_notify_t)(struct df_qos *qos, enum df_qos_type type, uint64_t aggregate, void *userdata);
+
+struct df_qos {
+        struct df_qos_list lists[_DF_QOS_TYPE_MAX];
+        df_qos_notify_t notify;
+        void *notify_userdata;
+};
+
+void df_qos_init(struct df_qos *q);
+/* Frees the lists; requests still linked become inactive. */
+void df_qos_done(struct df_qos *q);
+void df_qos_set_notifier(struct df_qos *q, df_qos_notify_t notify, void *userdata);
+
+/*
+ * kernel: freq_qos_add_request() / _update_request() / _remove_request(). Return 1 when the
+ * aggregate of that type changed (the notifier has run with the new value), 0 when it did not
+ * (no notification), or a negative errno: -EINVAL for an unknown type or a request already
+ * active (add) or inactive (update, remove); -ERANGE for a latency above UINT32_MAX; -ENOMEM.
+ * An update to the value a request already has returns 0 at once. O(log n).
+ */
+int df_qos_add_request(struct df_qos *q, struct df_qos_request *req, enum df_qos_type type, uint64_t value);
+int df_qos_update_request(struct df_qos_request *req, uint64_t value);
+int df_qos_remove_request(struct df_qos_request *req);
+
+static inline bool df_qos_request_active(const struct df_qos_request *req) {
+        return req->qos != NULL;
+}
+
+/* The aggregate, O(1); the default when the list is empty. */
+uint64_t df_qos_read_value(const struct df_qos *q, enum df_qos_type type);
+size_t df_qos_count(const struct df_qos *q, enum df_qos_type type);

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Time in state, transition table and their text in the kernel's trans_stat layout. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct df_stats {
+        size_t n;
+        uint64_t *freqs;   /* the table, ascending; columns never change while a device lives */
+        uint64_t *time_us; /* time in state */
+        uint64_t *trans;   /* n * n, row = from, column = to */
+        uint64_t total;
+        uint64_t last_update; /* µs, caller's clock */
+        int cur;              /* index of the frequency in force, -1 when none matches */
+};
+
+int df_stats_init(struct df_stats *s, const uint64_t *freqs, size_t n, uint64_t now_usec);
+void df_stats_done(struct df_stats *s);
+
+/*
+ * kernel: devfreq_update_status(): charge the time since the last update to the frequency in
+ * force, count a transition when `freq` differs from it, make `freq` the one in force. A
+ * frequency outside the table leaves none in force (time is not charged until a known one is
+ * set again): -EINVAL, as the kernel.
+ */
+int df_stats_update(struct df_stats *s, uint64_t freq, uint64_t now_usec);
+
+/* Zero everything; the frequency in force stays and its time restarts at now. */
+void df_stats_reset(struct df_stats *s, uint64_t now_usec);
+
+/* Time in state in ms as of now (the running interval included), n entries, caller frees. */
+int df_stats_time_ms(const struct df_stats *s, uint64_t now_usec, uint64_t **ret);
+
+/*
+ * kernel: trans_stat_show() text (fixed marker form): header, one row per frequency with a
+ * '*' on the one in force, times in ms, "Total transition : N". `time_ms` and `trans` are n and
+ * n*n entries; `current` marks the row (none when no entry equals it).
+ */
+int df_stats_format_table(
+        const uint64_t *freqs, const uint64_t *time_ms, const uint64_t *trans, size_t n, uint64_t total,
+        uint64_t current, char **ret);
+
+/* df_stats_format_table() of s as of now. */
+int df_stats_format(const struct df_stats *s, uint64_t now_usec, char **ret);
