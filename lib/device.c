@@ -1,1 +1,390 @@
-/* placeholder */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A device's evaluation, the devfreq core's update_devfreq() path: governor, effective range,
+ * clamp, snap to a usable point, backend, statistics. */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+#include "macro.h"
+
+static const char *const mode_table[_DF_MODE_MAX] = {
+        [DF_MODE_GOVERN] = "govern",
+        [DF_MODE_CLAMP] = "clamp",
+};
+
+const char *df_mode_to_string(enum df_mode m) {
+        if (m < 0 || m >= _DF_MODE_MAX)
+                return NULL;
+        return mode_table[m];
+}
+
+enum df_mode df_mode_from_string(const char *s) {
+        if (!s)
+                return _DF_MODE_INVALID;
+        for (int i = 0; i < _DF_MODE_MAX; i++)
+                if (streq(mode_table[i], s))
+                        return (enum df_mode) i;
+        return _DF_MODE_INVALID;
+}
+
+static void device_changed(struct df_device *d) {
+        d->dirty = true;
+        if (d->event)
+                d->event(d, d->event_userdata);
+}
+
+static void
+on_opp_event(struct df_opp_table *t, enum df_opp_event event, const struct df_opp *opp, void *userdata) {
+        device_changed(userdata);
+}
+
+static void on_qos_event(struct df_qos *q, enum df_qos_type type, uint64_t aggregate, void *userdata) {
+        device_changed(userdata);
+}
+
+int df_device_new(const char *name, enum df_mode mode, struct df_device **ret) {
+        struct df_device *d;
+
+        if (!name || mode < 0 || mode >= _DF_MODE_MAX)
+                return -EINVAL;
+        d = calloc(1, sizeof(*d));
+        if (!d)
+                return -ENOMEM;
+        d->name = strdup(name);
+        if (!d->name) {
+                free(d);
+                return -ENOMEM;
+        }
+        d->mode = mode;
+        d->admin_max = UINT64_MAX;
+        d->dirty = true;
+        df_opp_table_init(&d->opps);
+        df_opp_table_set_notifier(&d->opps, on_opp_event, d);
+        df_qos_init(&d->qos);
+        df_qos_set_notifier(&d->qos, on_qos_event, d);
+        df_governor_init(&d->governor, &df_governor_performance);
+        d->stats.cur = -1;
+        *ret = d;
+        return 0;
+}
+
+struct df_device *df_device_free(struct df_device *d) {
+        if (!d)
+                return NULL;
+        df_qos_done(&d->qos);
+        df_opp_table_done(&d->opps);
+        df_governor_done(&d->governor);
+        if (d->started)
+                df_stats_done(&d->stats);
+        free(d->table);
+        free(d->usable);
+        free(d->name);
+        free(d);
+        return NULL;
+}
+
+void df_device_set_backend(struct df_device *d, const struct df_backend_ops *ops, void *userdata) {
+        d->backend = ops;
+        d->backend_userdata = userdata;
+}
+
+void df_device_set_event_handler(struct df_device *d, df_device_event_t event, void *userdata) {
+        d->event = event;
+        d->event_userdata = userdata;
+}
+
+int df_device_start(struct df_device *d, uint64_t current, uint64_t now_usec) {
+        _cleanup_free_ uint64_t *table = NULL, *usable = NULL;
+        size_t n = d->opps.n;
+        int r;
+
+        if (d->started)
+                return -EALREADY;
+        if (n == 0 || df_opp_count_enabled(&d->opps) == 0)
+                return -EINVAL;
+
+        table = malloc(n * sizeof(uint64_t));
+        usable = malloc(n * sizeof(uint64_t));
+        if (!table || !usable)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                table[i] = d->opps.opps[i].freq;
+
+        r = df_stats_init(&d->stats, table, n, now_usec);
+        if (r < 0)
+                return r;
+        (void) df_stats_update(&d->stats, current, now_usec);
+
+        d->table = TAKE_PTR(table);
+        d->n_table = n;
+        d->usable = TAKE_PTR(usable);
+        d->current = current;
+        d->target = current;
+        d->dirty = true;
+        d->started = true;
+        df_governor_start(&d->governor, current);
+        return 0;
+}
+
+int df_device_set_governor(struct df_device *d, const struct df_governor_ops *ops) {
+        if (!ops)
+                return -EINVAL;
+        df_governor_init(&d->governor, ops);
+        df_governor_start(&d->governor, d->current);
+        return 0;
+}
+
+void df_device_set_admin_range(struct df_device *d, uint64_t min, uint64_t max) {
+        if (d->admin_min == min && d->admin_max == max)
+                return;
+        d->admin_min = min;
+        d->admin_max = max;
+        device_changed(d);
+}
+
+void df_device_set_sample(struct df_device *d, uint64_t busy, uint64_t total) {
+        d->busy = busy;
+        d->total = total;
+        d->has_sample = true;
+}
+
+void df_device_set_current(struct df_device *d, uint64_t freq) {
+        d->current = freq;
+}
+
+bool df_device_polls(const struct df_device *d) {
+        return d->mode == DF_MODE_GOVERN && d->governor.ops->polls;
+}
+
+bool df_device_has_latency_data(const struct df_device *d) {
+        for (size_t i = 0; i < d->opps.n; i++)
+                if (d->opps.opps[i].latency_us > 0)
+                        return true;
+        return false;
+}
+
+/* Points that are enabled and, with a latency aggregate, meet it (the article's QoS path). */
+static size_t collect_usable(const struct df_device *d, uint64_t *out) {
+        bool constrained = df_qos_count(&d->qos, DF_QOS_LATENCY) > 0;
+        uint64_t limit = df_qos_read_value(&d->qos, DF_QOS_LATENCY);
+        const struct df_opp *best = NULL;
+        size_t n = 0;
+
+        for (size_t i = 0; i < d->opps.n; i++) {
+                const struct df_opp *o = &d->opps.opps[i];
+                if (!o->enabled)
+                        continue;
+                if (!constrained || o->latency_us <= limit)
+                        out[n++] = o->freq;
+                /* The lowest latency, ties to the highest frequency (ascending walk: <=). */
+                if (!best || o->latency_us <= best->latency_us)
+                        best = o;
+        }
+        if (n == 0 && best)
+                out[n++] = best->freq;
+        return n;
+}
+
+static size_t collect_enabled(const struct df_device *d, uint64_t *out) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < d->opps.n; i++)
+                if (d->opps.opps[i].enabled)
+                        out[n++] = d->opps.opps[i].freq;
+        return n;
+}
+
+static uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi) {
+        return MIN(MAX(v, lo), hi);
+}
+
+/* kernel: devfreq_get_freq_range(), current mainline "clamp" form: the ceiling wins. */
+static void refresh(struct df_device *d) {
+        uint64_t floor, ceiling, lo, hi;
+
+        if (!d->dirty)
+                return;
+
+        d->n_usable = collect_usable(d, d->usable);
+        lo = d->usable[0];
+        hi = d->usable[d->n_usable - 1];
+        floor = MAX(MAX(lo, d->admin_min), df_qos_read_value(&d->qos, DF_QOS_MIN_FREQUENCY));
+        ceiling = MIN(MIN(hi, d->admin_max), df_qos_read_value(&d->qos, DF_QOS_MAX_FREQUENCY));
+
+        /* A ceiling below every usable point wins over the latency aggregate. */
+        if (ceiling < lo && df_qos_count(&d->qos, DF_QOS_LATENCY) > 0) {
+                d->n_usable = collect_enabled(d, d->usable);
+                lo = d->usable[0];
+                hi = d->usable[d->n_usable - 1];
+        }
+
+        d->eff_max = clamp_u64(ceiling, lo, hi);
+        d->eff_min = clamp_u64(floor, lo, d->eff_max);
+        d->dirty = false;
+}
+
+void df_device_get_range(struct df_device *d, uint64_t *ret_min, uint64_t *ret_max) {
+        refresh(d);
+        *ret_min = d->eff_min;
+        *ret_max = d->eff_max;
+}
+
+void df_device_get_usable(struct df_device *d, const uint64_t **ret, size_t *ret_n) {
+        refresh(d);
+        *ret = d->usable;
+        *ret_n = d->n_usable;
+}
+
+unsigned df_device_load(const struct df_device *d) {
+        int load;
+
+        if (!d->has_sample)
+                return 0;
+        load = df_load_percent(d->busy, d->total);
+        return load < 0 ? 0 : (unsigned) load;
+}
+
+/*
+ * kernel: devfreq_recommended_opp() over the usable points, with one difference: a value
+ * rounded up never lands above the effective maximum (the ceiling wins), it falls back down.
+ */
+static uint64_t snap(const struct df_device *d, uint64_t freq, unsigned flags) {
+        int i;
+
+        if (flags & DF_FLAG_LEAST_UPPER_BOUND) {
+                i = df_freqs_floor(d->usable, d->n_usable, freq);
+                if (i < 0)
+                        i = df_freqs_ceil(d->usable, d->n_usable, freq);
+        } else {
+                i = df_freqs_ceil(d->usable, d->n_usable, freq);
+                if (i < 0 || d->usable[i] > d->eff_max) {
+                        int j = df_freqs_floor(d->usable, d->n_usable, freq);
+                        if (j >= 0)
+                                i = j;
+                }
+        }
+        return d->usable[i < 0 ? 0 : i];
+}
+
+static uint64_t governor_value(struct df_device *d, bool *decided) {
+        struct df_governor_input in = {
+                .has_sample = d->has_sample,
+                .busy = d->busy,
+                .total = d->total,
+                .current = d->current,
+                .min = d->eff_min,
+                .max = d->eff_max,
+                .points = d->usable,
+                .n_points = d->n_usable,
+                .table = d->table,
+                .n_table = d->n_table,
+        };
+
+        /* A polling governor decides nothing before its first complete sample. */
+        if (d->governor.ops->polls && !d->has_sample) {
+                *decided = false;
+                return d->current;
+        }
+        if (d->parent) {
+                in.parent_current = d->parent->current;
+                in.parent_table = d->parent->table;
+                in.n_parent_table = d->parent->n_table;
+        }
+        *decided = true;
+        return df_governor_get_target(&d->governor, &in);
+}
+
+static int evaluate_clamp(struct df_device *d, struct df_evaluation *ev) {
+        int r;
+
+        ev->changed = !d->applied || d->eff_min != d->range_min || d->eff_max != d->range_max;
+        if (!ev->changed)
+                return 0;
+        ev->wrote = true;
+        r = d->backend && d->backend->set_range ?
+                d->backend->set_range(d->backend_userdata, d->eff_min, d->eff_max) :
+                0;
+        if (r < 0) {
+                ev->changed = false;
+                return r;
+        }
+        d->range_min = d->eff_min;
+        d->range_max = d->eff_max;
+        return 1;
+}
+
+/* kernel: update_devfreq() -> devfreq_update_target() -> devfreq_set_target() */
+static int evaluate_govern(struct df_device *d, uint64_t now_usec, struct df_evaluation *ev) {
+        unsigned flags = 0;
+        uint64_t freq;
+        int r;
+
+        ev->governor = governor_value(d, &ev->decided);
+        freq = ev->governor;
+        if (freq < d->eff_min)
+                freq = d->eff_min;
+        else if (freq > d->eff_max) {
+                freq = d->eff_max;
+                flags |= DF_FLAG_LEAST_UPPER_BOUND;
+        }
+        ev->target = d->target = freq;
+        ev->applied = snap(d, freq, flags);
+
+        /* Unchanged: no write, but the time slice is closed as the kernel does. */
+        if (d->applied && ev->applied == d->current) {
+                (void) df_stats_update(&d->stats, d->current, now_usec);
+                return 0;
+        }
+
+        ev->wrote = true;
+        r = d->backend && d->backend->set_frequency ?
+                d->backend->set_frequency(d->backend_userdata, ev->applied, d->current) :
+                0;
+        if (r < 0)
+                return r; /* statistics and the frequency in force stay, as the kernel's */
+
+        ev->changed = ev->applied != d->current;
+        (void) df_stats_update(&d->stats, ev->applied, now_usec);
+        d->current = ev->applied;
+        return ev->changed;
+}
+
+int df_device_evaluate(struct df_device *d, uint64_t now_usec, struct df_evaluation *ret) {
+        struct df_evaluation ev = {};
+        int r;
+
+        if (!d->started)
+                return -EINVAL;
+
+        refresh(d);
+        ev.min = d->eff_min;
+        ev.max = d->eff_max;
+        ev.applied = d->current;
+        ev.target = d->target;
+
+        r = d->mode == DF_MODE_CLAMP ? evaluate_clamp(d, &ev) : evaluate_govern(d, now_usec, &ev);
+        if (r < 0) {
+                ev.error = r;
+                d->last_error = r;
+        } else {
+                if (ev.wrote) {
+                        d->applied = true;
+                        d->last_error = 0;
+                }
+        }
+        if (ret)
+                *ret = ev;
+        return r;
+}
+
+int df_device_set_opp_enabled(struct df_device *d, uint64_t freq, bool enabled) {
+        int i = df_opp_find(&d->opps, freq);
+
+        if (i < 0)
+                return i;
+        if (!enabled && d->opps.opps[i].enabled && df_opp_count_enabled(&d->opps) == 1)
+                return -EBUSY;
+        return df_opp_set_enabled(&d->opps, freq, enabled);
+}

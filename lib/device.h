@@ -77,12 +77,20 @@ struct df_device {
         uint64_t range_max;
         int last_error; /* the backend's last error, 0 after a success */
 
-        /* Cache of the usable points, rebuilt after OPP and latency changes. */
-        uint64_t *table; /* every point, ascending (also the statistics columns) */
+        /* Every point, ascending: the statistics columns and the passive index mapping. */
+        uint64_t *table;
         size_t n_table;
+
+        /*
+         * Cache rebuilt after an OPP, QoS or admin-bound change: the points the snap may choose
+         * (usable, or the enabled ones when a ceiling below every usable point overrides the
+         * latency aggregate) and the effective range.
+         */
         uint64_t *usable;
         size_t n_usable;
-        bool usable_dirty;
+        uint64_t eff_min;
+        uint64_t eff_max;
+        bool dirty;
 };
 
 int df_device_new(const char *name, enum df_mode mode, struct df_device **ret);

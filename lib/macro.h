@@ -17,18 +17,25 @@
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
-#define MIN(a, b)                                                                                            \
+#define DF_CONCAT_(a, b) a##b
+#define DF_CONCAT(a, b) DF_CONCAT_(a, b)
+#define DF_UNIQ(name) DF_CONCAT(name, __COUNTER__)
+
+/* Each expansion gets its own temporaries, so MIN(MIN(a, b), c) does not shadow. */
+#define DF_MIN_(a, b, ua, ub)                                                                                \
         __extension__({                                                                                      \
-                __typeof__(a) _a = (a);                                                                      \
-                __typeof__(b) _b = (b);                                                                      \
-                _a < _b ? _a : _b;                                                                           \
+                __typeof__(a) ua = (a);                                                                      \
+                __typeof__(b) ub = (b);                                                                      \
+                ua < ub ? ua : ub;                                                                           \
         })
-#define MAX(a, b)                                                                                            \
+#define DF_MAX_(a, b, ua, ub)                                                                                \
         __extension__({                                                                                      \
-                __typeof__(a) _a = (a);                                                                      \
-                __typeof__(b) _b = (b);                                                                      \
-                _a > _b ? _a : _b;                                                                           \
+                __typeof__(a) ua = (a);                                                                      \
+                __typeof__(b) ub = (b);                                                                      \
+                ua > ub ? ua : ub;                                                                           \
         })
+#define MIN(a, b) DF_MIN_(a, b, DF_UNIQ(_min_a_), DF_UNIQ(_min_b_))
+#define MAX(a, b) DF_MAX_(a, b, DF_UNIQ(_max_a_), DF_UNIQ(_max_b_))
 
 /* Hand a pointer (or fd) over to a new owner, leaving the old variable empty for its cleanup. */
 #define TAKE_GENERIC(var, type, nullvalue)                                                                   \

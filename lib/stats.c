@@ -1,1 +1,143 @@
-/* placeholder */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Per-device transition statistics, accounted as the kernel's devfreq core does, in µs. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "macro.h"
+#include "stats.h"
+
+static int stats_index(const struct df_stats *s, uint64_t freq) {
+        for (size_t i = 0; i < s->n; i++)
+                if (s->freqs[i] == freq)
+                        return (int) i;
+        return -ENOENT;
+}
+
+int df_stats_init(struct df_stats *s, const uint64_t *freqs, size_t n, uint64_t now_usec) {
+        _cleanup_free_ uint64_t *f = NULL, *t = NULL, *tr = NULL;
+
+        if (n == 0 || n > DF_STATS_MAX_STATES)
+                return -EINVAL;
+        f = malloc(n * sizeof(uint64_t));
+        t = calloc(n, sizeof(uint64_t));
+        tr = calloc(n * n, sizeof(uint64_t));
+        if (!f || !t || !tr)
+                return -ENOMEM;
+        memcpy(f, freqs, n * sizeof(uint64_t));
+
+        *s = (struct df_stats){
+                .n = n,
+                .freqs = TAKE_PTR(f),
+                .time_us = TAKE_PTR(t),
+                .trans = TAKE_PTR(tr),
+                .last_update = now_usec,
+                .cur = -1,
+        };
+        return 0;
+}
+
+void df_stats_done(struct df_stats *s) {
+        free(s->freqs);
+        free(s->time_us);
+        free(s->trans);
+        *s = (struct df_stats){ .cur = -1 };
+}
+
+/* kernel: devfreq_update_status() */
+int df_stats_update(struct df_stats *s, uint64_t freq, uint64_t now_usec) {
+        int next;
+
+        if (s->cur >= 0 && now_usec > s->last_update)
+                s->time_us[s->cur] += now_usec - s->last_update;
+        s->last_update = now_usec;
+
+        next = stats_index(s, freq);
+        if (next < 0) {
+                s->cur = -1;
+                return -EINVAL;
+        }
+        if (s->cur >= 0 && next != s->cur) {
+                s->trans[(size_t) s->cur * s->n + (size_t) next]++;
+                s->total++;
+        }
+        s->cur = next;
+        return 0;
+}
+
+void df_stats_reset(struct df_stats *s, uint64_t now_usec) {
+        memset(s->time_us, 0, s->n * sizeof(uint64_t));
+        memset(s->trans, 0, s->n * s->n * sizeof(uint64_t));
+        s->total = 0;
+        s->last_update = now_usec;
+}
+
+int df_stats_time_ms(const struct df_stats *s, uint64_t now_usec, uint64_t **ret) {
+        uint64_t *ms = malloc(s->n * sizeof(uint64_t));
+
+        if (!ms)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n; i++) {
+                uint64_t us = s->time_us[i];
+                if ((int) i == s->cur && now_usec > s->last_update)
+                        us += now_usec - s->last_update;
+                ms[i] = us / 1000;
+        }
+        *ret = ms;
+        return 0;
+}
+
+/* kernel: trans_stat_show(), with the row marker of the fixed form (freq_table[i]). */
+int df_stats_format_table(
+        const uint64_t *freqs, const uint64_t *time_ms, const uint64_t *trans, size_t n, uint64_t total,
+        uint64_t current, char **ret) {
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        f = open_memstream(&text, &size);
+        if (!f)
+                return -ENOMEM;
+
+        fputs("     From  :   To\n", f);
+        fputs("           :", f);
+        for (size_t j = 0; j < n; j++)
+                fprintf(f, "%10" PRIu64, freqs[j]);
+        fputs("   time(ms)\n", f);
+
+        for (size_t i = 0; i < n; i++) {
+                fputc(freqs[i] == current ? '*' : ' ', f);
+                fprintf(f, "%10" PRIu64 ":", freqs[i]);
+                for (size_t j = 0; j < n; j++)
+                        fprintf(f, "%10" PRIu64, trans[i * n + j]);
+                fprintf(f, "%10" PRIu64 "\n", time_ms[i]);
+        }
+        fprintf(f, "Total transition : %" PRIu64 "\n", total);
+
+        if (ferror(f)) {
+                fclose(f);
+                free(text);
+                return -ENOMEM;
+        }
+        if (fclose(f) != 0) {
+                free(text);
+                return -ENOMEM;
+        }
+        *ret = text;
+        return 0;
+}
+
+int df_stats_format(const struct df_stats *s, uint64_t now_usec, char **ret) {
+        _cleanup_free_ uint64_t *ms = NULL;
+        /* Frequencies are never 0, so 0 marks no row when nothing in the table is in force. */
+        uint64_t current = s->cur >= 0 ? s->freqs[s->cur] : 0;
+        int r;
+
+        r = df_stats_time_ms(s, now_usec, &ms);
+        if (r < 0)
+                return r;
+        return df_stats_format_table(s->freqs, ms, s->trans, s->n, s->total, current, ret);
+}

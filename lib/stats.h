@@ -5,6 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Largest table kept: the transition table grows with the square of it. */
+#define DF_STATS_MAX_STATES 1024
+
 struct df_stats {
         size_t n;
         uint64_t *freqs;   /* the table, ascending; columns never change while a device lives */

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# devfreq-replay end to end: the shared vectors through the tool, its errors, its summary.
+set -euo pipefail
+source "$(dirname "$0")/tap.sh"
+
+replay=$top_builddir/tools/devfreq-replay
+vectors=$top_srcdir/tests/vectors
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Vectors spell frequencies as NNNMHz; the tool prints Hz.
+hz() {
+        case $1 in
+        maximum) echo 18446744073709551615 ;;
+        *MHz) echo "${1%MHz}000000" ;;
+        *) echo "$1" ;;
+        esac
+}
+
+# --- every simple_ondemand row: busy,total,current fed as one line, the governor column checked
+while IFS=, read -r busy total current up dd expected; do
+        [[ $busy == busy ]] && continue
+        out=$("$replay" --opp 100MHz,800MHz --governor simple_ondemand --tunable "upthreshold=$up" \
+                --tunable "downdifferential=$dd" - <<<"$busy,$total,$current" | sed -n 2p)
+        is "simple_ondemand $busy,$total,$current up=$up dd=$dd" "$(cut -d, -f4 <<<"$out")" "$expected"
+done <"$vectors/simple_ondemand.csv"
+
+# --- every evaluation row: the value as the userspace governor's line, requests as --min/--max
+while IFS='|' read -r points mins maxs value range applied; do
+        [[ -z ${points// /} || $points == \#* ]] && continue
+        args=(--opp "$(tr -d ' ' <<<"$points")" --governor userspace)
+        for m in $(tr ',' ' ' <<<"${mins// /}"); do [[ $m == - ]] || args+=(--min "$m"); done
+        for m in $(tr ',' ' ' <<<"${maxs// /}"); do [[ $m == - ]] || args+=(--max "$m"); done
+        value=$(tr -d ' ' <<<"$value")
+        out=$("$replay" "${args[@]}" - <<<"$(hz "$value")" | sed -n 2p)
+        is "evaluation ${args[*]} value=$value" "$(cut -d, -f5 <<<"$out")" "$(hz "$(tr -d ' ' <<<"$applied")")"
+done <"$vectors/evaluation.txt"
+
+# --- a trace steps as the governor predicts, and the current column follows the applied point
+printf '%s\n' busy,total 95,100 10,100 10,100 87,100 0,0 >"$tmp/trace.csv"
+out=$("$replay" --opp 100MHz,200MHz,400MHz,800MHz --governor simple_ondemand --initial 200MHz "$tmp/trace.csv")
+expected='busy,total,current,governor,target
+95,100,200000000,18446744073709551615,800000000
+10,100,800000000,90909090,100000000
+10,100,100000000,11363636,100000000
+87,100,100000000,100000000,100000000
+0,0,100000000,18446744073709551615,800000000'
+is "trace output, header skipped, zero total answered with the maximum" "$out" "$expected"
+
+# --- bad input: one line on stderr naming the problem, exit status 2
+bad() {
+        local desc=$1 pattern=$2 status err
+        shift 2
+        set +e
+        err=$("$replay" "$@" 2>&1 >/dev/null)
+        status=$?
+        set -e
+        if [[ $status == 2 && $(wc -l <<<"$err") == 1 && $err =~ $pattern ]]; then
+                ok "$desc"
+        else
+                not_ok "$desc"
+                diag "status $status, stderr: $err"
+        fi
+}
+printf '%s\n' 10,100 '# comment' '' 10,abc >"$tmp/bad-field.csv"
+printf '%s\n' 10,100 10 >"$tmp/one-field.csv"
+printf '%s\n' 1,2,3,4 >"$tmp/four-fields.csv"
+printf '%s\n' 99999999999999999999,100 >"$tmp/overflow.csv"
+printf '%s\n' 400MHz fast >"$tmp/userspace.csv"
+printf '%s\n' 10,100 >"$tmp/good.csv"
+bad "malformed field names file and line" "bad-field.csv:4: total: 'abc' is not a whole number" \
+        --opp 100MHz --governor performance "$tmp/bad-field.csv"
+bad "missing field names the line" "one-field.csv:2:" --opp 100MHz --governor performance "$tmp/one-field.csv"
+bad "too many fields names the line" "four-fields.csv:1:" --opp 100MHz --governor performance "$tmp/four-fields.csv"
+bad "overflowing counter is an error, not wrapped" "overflow.csv:1: busy: .* too large" \
+        --opp 100MHz --governor simple_ondemand "$tmp/overflow.csv"
+bad "userspace line that is not a frequency" "userspace.csv:2: 'fast' is not a frequency" \
+        --opp 100MHz --governor userspace "$tmp/userspace.csv"
+bad "unknown governor" "unknown governor 'turbo'" --opp 100MHz --governor turbo "$tmp/good.csv"
+bad "passive has no parent in a replay" "passive" --opp 100MHz --governor passive "$tmp/good.csv"
+bad "tunable out of range" "upthreshold=101 is outside 1-100" \
+        --opp 100MHz --governor simple_ondemand --tunable upthreshold=101 "$tmp/good.csv"
+bad "tunables that conflict" "do not fit together" --opp 100MHz --governor simple_ondemand \
+        --tunable upthreshold=10 --tunable downdifferential=20 "$tmp/good.csv"
+bad "unknown tunable" "has no tunable 'speed'" --opp 100MHz --governor simple_ondemand --tunable speed=1 "$tmp/good.csv"
+bad "tunable that is not a number" "'-1' is not a whole number" \
+        --opp 100MHz --governor ondemand --tunable up_threshold=-1 "$tmp/good.csv"
+bad "empty OPP list" "the list of points is empty" --opp , --governor performance "$tmp/good.csv"
+bad "OPP garbage" "'fastest' is not a frequency" --opp 100MHz,fastest --governor performance "$tmp/good.csv"
+bad "duplicate OPP" "listed twice" --opp 100MHz,100000kHz --governor performance "$tmp/good.csv"
+bad "bad voltage" "'lots' is not a voltage" --opp 100MHz@lots --governor performance "$tmp/good.csv"
+bad "missing trace file" "nope.csv: No such file" --opp 100MHz --governor performance "$tmp/nope.csv"
+bad "no --opp" "--opp is required" --governor performance "$tmp/good.csv"
+bad "unknown option" "unknown" --opp 100MHz --governor performance --turbo "$tmp/good.csv"
+
+# --- summary: time in state in the trans_stat layout and the energy when voltages are known
+out=$("$replay" --opp 100MHz@800mV,200MHz@1V --governor userspace --initial 100MHz --interval 10ms --summary - \
+        <<<$'100MHz\n200MHz\n200MHz\n100MHz')
+table='* 100000000:         0         1        20
+  200000000:         1         0        20
+Total transition : 2'
+contains "summary has the trans_stat table" "$out" "$table"
+# 100 MHz for 2 samples of 10 ms at 0.8 V: 2*0.64*1e8*0.01 = 1.28e6; 200 MHz for 2 at 1 V: 4e6.
+like "summary energy is sum of V^2*f*t" "$out" 'Relative dynamic energy : 5\.28e\+06'
+
+# --- no leak on a long trace (valgrind cannot run under ASan)
+if [[ ${DF_SANITIZERS:-no} == yes ]]; then
+        skip "valgrind leak check (sanitizer build)"
+elif ! command -v valgrind >/dev/null; then
+        skip "valgrind leak check (valgrind not installed)"
+else
+        awk 'BEGIN { srand(7); for (i = 0; i < 100000; i++) printf "%d,100\n", int(rand() * 101) }' >"$tmp/long.csv"
+        check "valgrind: no leak and no error on a 100,000-line trace" \
+                valgrind -q --leak-check=full --errors-for-leak-kinds=all --error-exitcode=1 \
+                "$replay" --opp 100MHz,200MHz,400MHz,800MHz --governor simple_ondemand --summary "$tmp/long.csv" \
+                >/dev/null
+fi
+
+tap_done

@@ -1,0 +1,71 @@
+# Sourced by the integration tests: TAP output for automake's tap-driver, and small helpers.
+# shellcheck shell=bash
+
+tap_count=0
+tap_failures=0
+
+ok() {
+        tap_count=$((tap_count + 1))
+        echo "ok $tap_count - $*"
+}
+
+not_ok() {
+        tap_count=$((tap_count + 1))
+        tap_failures=$((tap_failures + 1))
+        echo "not ok $tap_count - $*"
+}
+
+skip() {
+        tap_count=$((tap_count + 1))
+        echo "ok $tap_count # SKIP $*"
+}
+
+# check DESCRIPTION COMMAND...: one test, passing when the command succeeds.
+check() {
+        local desc=$1
+        shift
+        if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+# is DESCRIPTION ACTUAL EXPECTED
+is() {
+        if [[ $2 == "$3" ]]; then
+                ok "$1"
+        else
+                not_ok "$1"
+                printf '#   got:      %s\n#   expected: %s\n' "$2" "$3"
+        fi
+}
+
+# like DESCRIPTION TEXT REGEX
+like() {
+        if [[ $2 =~ $3 ]]; then
+                ok "$1"
+        else
+                not_ok "$1"
+                printf '#   text:    %s\n#   pattern: %s\n' "$2" "$3"
+        fi
+}
+
+# contains DESCRIPTION TEXT SUBSTRING
+contains() {
+        if [[ $2 == *"$3"* ]]; then
+                ok "$1"
+        else
+                not_ok "$1"
+                printf '#   text:    %s\n#   missing: %s\n' "$2" "$3"
+        fi
+}
+
+diag() {
+        printf '# %s\n' "$@"
+}
+
+tap_done() {
+        echo "1..$tap_count"
+        ((tap_failures == 0))
+}
+
+# The build tree (make check sets top_builddir) and the source tree.
+: "${top_builddir:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Statistics: kernel devfreq_update_status() accounting and the trans_stat text. */
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "macro.h"
+#include "stats.h"
+#include "test-helpers.h"
+
+#define MHZ UINT64_C(1000000)
+#define MS UINT64_C(1000)
+
+static const uint64_t four[] = { 100 * MHZ, 200 * MHZ, 400 * MHZ, 800 * MHZ };
+
+/* The README's table: rows from, columns to. */
+START_TEST(test_format_vector) {
+        static const uint64_t trans[16] = { 0, 3, 1, 0, 2, 0, 2, 0, 1, 1, 0, 4, 0, 1, 3, 0 };
+        static const uint64_t time_ms[4] = { 1200, 340, 5000, 812 };
+        _cleanup_free_ char *path = df_test_vector_path("trans_stat.txt");
+        _cleanup_free_ char *expected = df_test_read_file(path);
+        _cleanup_free_ char *text = NULL;
+
+        ck_assert_int_eq(df_stats_format_table(four, time_ms, trans, 4, 18, 400 * MHZ, &text), 0);
+        ck_assert_str_eq(text, expected);
+}
+END_TEST
+
+/*
+ * Reaching the README's table through accounting gives the same text. Its transition counts
+ * form an Eulerian path from 100 MHz to 200 MHz; an excursion to a frequency outside the table
+ * then lands on 400 MHz without counting a transition (kernel: no previous state to charge).
+ */
+START_TEST(test_accounting_reaches_vector) {
+        static const int path[] = { 0, 1, 0, 1, 0, 2, 3, 2, 3, 2, 3, 2, 3, 1, 2, 1, 2, 0, 1 };
+        static const uint64_t stay_ms[4] = { 1200, 340, 5000, 812 };
+        _cleanup_free_ char *vector = df_test_vector_path("trans_stat.txt");
+        _cleanup_free_ char *expected = df_test_read_file(vector);
+        _cleanup_free_ char *text = NULL;
+        bool visited[4] = {};
+        struct df_stats s;
+        uint64_t now = 0;
+
+        ck_assert_int_eq(df_stats_init(&s, four, 4, now), 0);
+        for (size_t i = 0; i < ELEMENTSOF(path); i++) {
+                ck_assert_int_eq(df_stats_update(&s, four[path[i]], now), 0);
+                /* Each state's whole time is spent on its first visit. */
+                if (!visited[path[i]]) {
+                        visited[path[i]] = true;
+                        now += stay_ms[path[i]] * MS;
+                }
+        }
+        ck_assert_int_eq(df_stats_update(&s, 150 * MHZ, now), -EINVAL);
+        now += 777 * MS; /* not charged to anything */
+        ck_assert_int_eq(df_stats_update(&s, 400 * MHZ, now), 0);
+        ck_assert_uint_eq(s.total, 18);
+        ck_assert_int_eq(df_stats_format(&s, now, &text), 0);
+        ck_assert_str_eq(text, expected);
+        df_stats_done(&s);
+}
+END_TEST
+
+START_TEST(test_time_charged_to_previous) {
+        struct df_stats s;
+        _cleanup_free_ uint64_t *ms = NULL;
+
+        ck_assert_int_eq(df_stats_init(&s, four, 4, 1000), 0);
+        ck_assert_int_eq(df_stats_update(&s, 200 * MHZ, 1000), 0); /* initial, no transition */
+        ck_assert_uint_eq(s.total, 0);
+        ck_assert_int_eq(df_stats_update(&s, 800 * MHZ, 1000 + 50 * MS), 0);
+        ck_assert_uint_eq(s.total, 1);
+        ck_assert_uint_eq(s.trans[1 * 4 + 3], 1);
+        ck_assert_uint_eq(s.time_us[1], 50 * MS);
+        /* Same frequency: the slice closes, no transition. */
+        ck_assert_int_eq(df_stats_update(&s, 800 * MHZ, 1000 + 80 * MS), 0);
+        ck_assert_uint_eq(s.total, 1);
+        ck_assert_uint_eq(s.time_us[3], 30 * MS);
+        /* Reading includes the running interval without changing the state. */
+        ck_assert_int_eq(df_stats_time_ms(&s, 1000 + 100 * MS, &ms), 0);
+        ck_assert_uint_eq(ms[3], 50);
+        ck_assert_uint_eq(s.time_us[3], 30 * MS);
+        df_stats_done(&s);
+}
+END_TEST
+
+START_TEST(test_unknown_frequency) {
+        struct df_stats s;
+
+        ck_assert_int_eq(df_stats_init(&s, four, 4, 0), 0);
+        ck_assert_int_eq(df_stats_update(&s, 100 * MHZ, 0), 0);
+        /* A frequency outside the table: time still charged to 100 MHz, then nothing is in force. */
+        ck_assert_int_eq(df_stats_update(&s, 150 * MHZ, 10 * MS), -EINVAL);
+        ck_assert_uint_eq(s.time_us[0], 10 * MS);
+        ck_assert_int_eq(s.cur, -1);
+        /* No time is charged while nothing known is in force, and no transition is counted. */
+        ck_assert_int_eq(df_stats_update(&s, 400 * MHZ, 30 * MS), 0);
+        ck_assert_uint_eq(s.total, 0);
+        for (int i = 0; i < 4; i++)
+                ck_assert_uint_eq(s.time_us[i], i == 0 ? 10 * MS : 0);
+        ck_assert_int_eq(s.cur, 2);
+        df_stats_done(&s);
+}
+END_TEST
+
+START_TEST(test_reset) {
+        struct df_stats s;
+        _cleanup_free_ char *text = NULL;
+
+        ck_assert_int_eq(df_stats_init(&s, four, 4, 0), 0);
+        ck_assert_int_eq(df_stats_update(&s, 100 * MHZ, 0), 0);
+        ck_assert_int_eq(df_stats_update(&s, 200 * MHZ, 5 * MS), 0);
+        df_stats_reset(&s, 7 * MS);
+        ck_assert_uint_eq(s.total, 0);
+        ck_assert_uint_eq(s.time_us[0], 0);
+        ck_assert_int_eq(s.cur, 1);
+        ck_assert_int_eq(df_stats_format(&s, 9 * MS, &text), 0);
+        ck_assert_str_eq(
+                text,
+                "     From  :   To\n"
+                "           : 100000000 200000000 400000000 800000000   time(ms)\n"
+                "  100000000:         0         0         0         0         0\n"
+                "* 200000000:         0         0         0         0         2\n"
+                "  400000000:         0         0         0         0         0\n"
+                "  800000000:         0         0         0         0         0\n"
+                "Total transition : 0\n");
+        df_stats_done(&s);
+}
+END_TEST
+
+/* Ten-digit frequencies fill %10 completely, so columns touch, as in the kernel. */
+START_TEST(test_ten_digits) {
+        static const uint64_t f[] = { 533000000, 1066000000 };
+        static const uint64_t t[] = { 0, 7, 4294967296ULL, 0 };
+        static const uint64_t ms[] = { 12, 9999999999ULL };
+        _cleanup_free_ char *text = NULL;
+
+        ck_assert_int_eq(df_stats_format_table(f, ms, t, 2, 4294967303ULL, 1066000000, &text), 0);
+        ck_assert_str_eq(
+                text,
+                "     From  :   To\n"
+                "           : 5330000001066000000   time(ms)\n"
+                "  533000000:         0         7        12\n"
+                "*1066000000:4294967296         09999999999\n"
+                "Total transition : 4294967303\n");
+}
+END_TEST
+
+START_TEST(test_no_marker) {
+        _cleanup_free_ char *text = NULL;
+        static const uint64_t t[16] = {}, ms[4] = {};
+
+        ck_assert_int_eq(df_stats_format_table(four, ms, t, 4, 0, 300 * MHZ, &text), 0);
+        ck_assert_ptr_null(strchr(text, '*'));
+}
+END_TEST
+
+START_TEST(test_init_limits) {
+        struct df_stats s;
+
+        ck_assert_int_eq(df_stats_init(&s, four, 0, 0), -EINVAL);
+        ck_assert_int_eq(df_stats_init(&s, four, DF_STATS_MAX_STATES + 1, 0), -EINVAL);
+}
+END_TEST
+
+static Suite *stats_suite(void) {
+        Suite *s = suite_create("stats");
+        TCase *tc;
+
+        tc = tcase_create("format");
+        tcase_add_test(tc, test_format_vector);
+        tcase_add_test(tc, test_ten_digits);
+        tcase_add_test(tc, test_no_marker);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("accounting");
+        tcase_add_test(tc, test_accounting_reaches_vector);
+        tcase_add_test(tc, test_time_charged_to_previous);
+        tcase_add_test(tc, test_unknown_frequency);
+        tcase_add_test(tc, test_reset);
+        tcase_add_test(tc, test_init_limits);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return df_test_run(stats_suite());
+}
