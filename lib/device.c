@@ -379,6 +379,10 @@ int df_device_evaluate(struct df_device *d, uint64_t now_usec, struct df_evaluat
         return r;
 }
 
+void df_device_force_write(struct df_device *d) {
+        d->applied = false;
+}
+
 int df_device_set_opp_enabled(struct df_device *d, uint64_t freq, bool enabled) {
         int i = df_opp_find(&d->opps, freq);
 

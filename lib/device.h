@@ -141,5 +141,9 @@ unsigned df_device_load(const struct df_device *d);
  */
 int df_device_evaluate(struct df_device *d, uint64_t now_usec, struct df_evaluation *ret);
 
+/* Make the next evaluation write even when its decision is unchanged (a foreign writer changed
+ * the node, or the kernel governor had to be selected again). */
+void df_device_force_write(struct df_device *d);
+
 /* Set the OPP's admin flag; disabling the last enabled point is -EBUSY. 1 changed, 0 not. */
 int df_device_set_opp_enabled(struct df_device *d, uint64_t freq, bool enabled);

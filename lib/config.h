@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The configuration model and its parser: /etc/devfreqd.conf and devfreqd.conf.d/*.conf, read
+ * with libinih, merged by the drop-in rules, validated as a whole, errors as "file:line: what". */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device.h"
+#include "governor.h"
+#include "load.h"
+
+/* Where a value was set. `file` points into df_config.files. */
+struct df_location {
+        const char *file;
+        unsigned line;
+};
+
+struct df_config_tunable {
+        char *name;
+        uint32_t value;
+        struct df_location loc;
+};
+
+struct df_config_opp {
+        uint64_t freq;       /* Hz */
+        uint32_t microvolt;  /* 0 = not given */
+        uint32_t latency_us; /* 0 = not given */
+        struct df_location loc;
+};
+
+struct df_config_frequency {
+        uint64_t freq;
+        struct df_location loc;
+};
+
+/* One [device NAME] section, merged over every file. Unset values take the defaults. */
+struct df_config_device {
+        char *name;
+        struct df_location loc; /* the first section header naming it */
+
+        char *path; /* as written, inside the root */
+        struct df_location path_loc;
+
+        bool mode_set;
+        enum df_mode mode;
+        struct df_location mode_loc;
+
+        char *governor; /* NULL: default-governor (govern), the kernel's own (clamp) */
+        struct df_location governor_loc;
+
+        bool polling_set;
+        uint64_t polling_usec;
+        struct df_location polling_loc;
+
+        bool initial_set;
+        uint64_t initial_freq;
+        struct df_location initial_loc;
+
+        uint64_t min_freq; /* 0 = none */
+        struct df_location min_loc;
+        uint64_t max_freq; /* UINT64_MAX = none */
+        struct df_location max_loc;
+
+        bool load_set; /* unset: proc-stat for cpufreq paths, none for devfreq */
+        enum df_load_kind load;
+        char *load_path;
+        struct df_location load_loc;
+
+        struct df_config_tunable *tunables; /* in file order, a later value of a name replaces it */
+        size_t n_tunables;
+
+        struct df_config_opp *opps; /* ascending after validation; empty: read the node's table */
+        size_t n_opps;
+        struct df_config_frequency *opp_disabled;
+        size_t n_opp_disabled;
+
+        bool opp_step_set;
+        uint64_t opp_step; /* Hz, default 100 MHz */
+        struct df_location opp_step_loc;
+
+        char *parent; /* passive: the device followed */
+        struct df_location parent_loc;
+        struct df_passive_pair *passive_map;
+        size_t n_passive_map;
+        struct df_location passive_map_loc;
+};
+
+#define DF_CONFIG_DEFAULT_POLLING_USEC UINT64_C(100000)
+#define DF_CONFIG_DEFAULT_OPP_STEP UINT64_C(100000000)
+
+struct df_config {
+        char **files; /* every file read, in order; locations point at these strings */
+        size_t n_files;
+
+        bool autodiscover;         /* yes */
+        enum df_mode default_mode; /* clamp */
+        char *default_governor;    /* simple_ondemand */
+        uint64_t polling_usec;     /* 100 ms */
+        char **allow_groups;       /* none */
+        size_t n_allow_groups;
+        char **request_groups; /* none */
+        size_t n_request_groups;
+        uint32_t max_requests_per_client; /* 64 */
+        uint32_t max_requests;            /* 4096 */
+        uint32_t max_clients;             /* 256 */
+
+        struct df_config_device *devices; /* in order of first appearance */
+        size_t n_devices;
+};
+
+/* Error messages, each "file:line: what is wrong" (at most DF_CONFIG_ERRORS_MAX are kept). */
+#define DF_CONFIG_ERRORS_MAX 32
+struct df_config_errors {
+        char *messages[DF_CONFIG_ERRORS_MAX];
+        size_t n;
+        size_t dropped; /* errors beyond the cap */
+};
+
+void df_config_errors_done(struct df_config_errors *e);
+
+/*
+ * Read `file` (a missing file means all defaults), then every regular "*.conf" file of
+ * `dropin_dir` (may be NULL or missing) in lexical order, merging by the drop-in rules: a later
+ * value replaces a single value of the same section; a list key (opp, opp-disabled, allow-groups,
+ * request-groups) appends one line each, and an empty assignment clears the list so far.
+ * Then validate the merged whole. Returns 0 and the model, or -EINVAL with `errors` filled (the
+ * model is not returned: nothing is half-applied), or another negative errno (e.g. -ENOMEM).
+ */
+int df_config_load(
+        const char *file, const char *dropin_dir, struct df_config **ret, struct df_config_errors *errors);
+
+/* The same for an explicit list of files (tests, fuzzing). A missing file is an error here. */
+int df_config_load_files(
+        const char *const *files, size_t n_files, struct df_config **ret, struct df_config_errors *errors);
+
+/* Parse one in-memory text as if it were file `name` (fuzzing). */
+int df_config_load_string(
+        const char *name, const char *text, size_t size, struct df_config **ret,
+        struct df_config_errors *errors);
+
+struct df_config *df_config_free(struct df_config *c);
+
+const struct df_config_device *df_config_find_device(const struct df_config *c, const char *name);
+
+/* Values after defaults. */
+enum df_mode df_config_device_mode(const struct df_config *c, const struct df_config_device *d);
+/* govern: the governor or default-governor; clamp: the configured kernel governor or NULL. */
+const char *df_config_device_governor(const struct df_config *c, const struct df_config_device *d);
+uint64_t df_config_device_polling(const struct df_config *c, const struct df_config_device *d);
+uint64_t df_config_device_opp_step(const struct df_config_device *d);
+/* The path's kind by its spelling: cpufreq under /sys/devices/system/cpu/, devfreq otherwise. */
+bool df_config_path_is_cpufreq(const char *path);

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Load sources: busy and total time over the last interval from /proc/stat, a counters file or a
+ * percentage file. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sysfs.h"
+
+enum df_load_kind {
+        DF_LOAD_NONE,
+        DF_LOAD_PROC_STAT, /* the busiest of the given CPUs; iowait counts as idle */
+        DF_LOAD_COUNTERS,  /* a file with two cumulative integers "busy total" */
+        DF_LOAD_PERCENT,   /* a file with a busy percentage 0-100 */
+        _DF_LOAD_KIND_MAX,
+        _DF_LOAD_KIND_INVALID = -22,
+};
+
+/* "none", "proc-stat", "counters", "percent". */
+const char *df_load_kind_to_string(enum df_load_kind k);
+
+/*
+ * Parse a load specification: "none", "proc-stat", "counters:PATH", "percent:PATH" (PATH must
+ * pass df_path_check()). *ret_path is NULL for the first two. 0 or -EINVAL.
+ */
+int df_load_spec_parse(const char *spec, enum df_load_kind *ret_kind, char **ret_path);
+
+struct df_load_source {
+        enum df_load_kind kind;
+        int fd; /* kept open, read with pread at 0 */
+        unsigned *cpus;
+        size_t n_cpus;
+        uint64_t *prev_busy; /* per CPU for proc-stat, [0] for counters */
+        uint64_t *prev_total;
+        bool primed;
+        char *buf; /* /proc/stat grows with the CPU count */
+        size_t buf_size;
+};
+
+/* Open a source; proc-stat reads /proc/stat of the root for `cpus`. */
+int df_load_source_open(
+        const struct df_root *root, enum df_load_kind kind, const char *path, const unsigned *cpus,
+        size_t n_cpus, struct df_load_source **ret);
+struct df_load_source *df_load_source_free(struct df_load_source *s);
+
+/*
+ * Take one reading. 1: a complete sample since the previous reading in *ret_busy/*ret_total
+ * (percent: busy = the percentage, total = 100). 0: no sample this time (the first reading of
+ * cumulative counters, counters that went backwards, a zero total, a percentage above 100):
+ * dropped, the caller keeps its frequency. Negative errno on a read or parse error.
+ */
+int df_load_source_sample(struct df_load_source *s, uint64_t *ret_busy, uint64_t *ret_total);

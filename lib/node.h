@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A device's sysfs node (devfreq in Hz, cpufreq policy in kHz) as a backend: discovery, OPP
+ * import, originals, governor selection, applying frequencies or ranges, kernel statistics. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device.h"
+#include "log.h"
+#include "sysfs.h"
+
+enum df_kind {
+        DF_KIND_DEVFREQ,
+        DF_KIND_CPUFREQ,
+        _DF_KIND_MAX,
+        _DF_KIND_INVALID = -22,
+};
+
+const char *df_kind_to_string(enum df_kind k);
+enum df_kind df_kind_from_string(const char *s);
+
+#define DF_ATTR_VALUE_MAX 64
+
+/*
+ * Settings of a node before devfreqd wrote anything, exactly as sysfs showed them (units of the
+ * node: Hz for devfreq, kHz for cpufreq), and the hardware bounds for the "no limit" rule.
+ */
+struct df_originals {
+        char governor[DF_ATTR_VALUE_MAX];
+        char min[DF_ATTR_VALUE_MAX];
+        char max[DF_ATTR_VALUE_MAX];
+        char hw_min[DF_ATTR_VALUE_MAX]; /* devfreq: lowest available frequency; cpufreq: cpuinfo_min_freq */
+        char hw_max[DF_ATTR_VALUE_MAX];
+};
+
+/* How the node is driven now. */
+enum df_node_drive {
+        DF_DRIVE_NONE,      /* nothing written yet */
+        DF_DRIVE_USERSPACE, /* govern: kernel userspace governor, set_freq / scaling_setspeed */
+        DF_DRIVE_PINNED,    /* govern without it: min and max pinned to the target */
+        DF_DRIVE_CLAMP,     /* clamp: min and max are the effective range */
+};
+
+struct df_node;
+/* Called once, before the first write to the node: the daemon records the originals. */
+typedef int (*df_node_first_write_t)(struct df_node *n, void *userdata);
+
+struct df_node {
+        enum df_kind kind;
+        char *path; /* canonical, inside the root: /sys/devices/.../devfreq/gpu, .../cpufreq/policy0 */
+        char *name; /* the directory's name: "ff9a0000.gpu", "policy0" */
+        int dirfd;
+
+        struct df_log log;
+        bool dry_run; /* log "would write V to PATH" and carry on as if written */
+        df_node_first_write_t first_write;
+        void *first_write_userdata;
+        bool wrote_once;
+
+        bool has_userspace; /* the kernel offers its userspace governor */
+        bool has_table;     /* the kernel lists frequencies (not intel_pstate-like) */
+        uint64_t hw_min;    /* Hz */
+        uint64_t hw_max;
+        unsigned *cpus; /* cpufreq: related_cpus */
+        size_t n_cpus;
+
+        enum df_node_drive drive;
+        int applied_fd; /* set_freq / scaling_setspeed, kept open */
+        int min_fd;     /* min_freq / scaling_min_freq, kept open */
+        int max_fd;
+        bool has_written;
+        uint64_t written;     /* Hz, last value written to the applied-value attribute */
+        uint64_t written_min; /* Hz, pinned or clamp */
+        uint64_t written_max;
+
+        char error[256]; /* the last failure, "write …/set_freq: Device or resource busy" */
+};
+
+/*
+ * Open the node at `path` (inside the root; a class symlink is resolved). The kind is found from
+ * the attributes present. -ENOENT when absent, -EXDEV outside <root>/sys, -ENODEV when the
+ * directory is neither a devfreq node nor a cpufreq policy.
+ */
+int df_node_open(const struct df_root *root, const char *path, struct df_node **ret);
+struct df_node *df_node_free(struct df_node *n);
+
+/* Whether the node's directory still exists (a removed device is detached). */
+bool df_node_exists(const struct df_node *n);
+
+/*
+ * Every devfreq node (/sys/class/devfreq/NAME, as class paths) and cpufreq policy
+ * (/sys/devices/system/cpu/cpufreq/policyN) of the root, sorted. Caller frees each and the array.
+ */
+int df_node_discover(const struct df_root *root, char ***ret, size_t *ret_n);
+
+/*
+ * The node's frequencies in Hz, ascending: available_frequencies, scaling_available_frequencies
+ * (kHz), or for drivers without a list a synthetic table from cpuinfo_min_freq to
+ * cpuinfo_max_freq in `step` Hz, both endpoints included.
+ */
+int df_node_read_frequencies(struct df_node *n, uint64_t step, uint64_t **ret, size_t *ret_n);
+
+/* cur_freq / scaling_cur_freq, in Hz. */
+int df_node_read_current(struct df_node *n, uint64_t *ret);
+
+int df_node_read_originals(struct df_node *n, struct df_originals *ret);
+
+/*
+ * Write the originals back (governor, then min and max in an order the kernel accepts); a min
+ * or max equal to the hardware bound is written as "no limit" (devfreq 0, cpufreq the cpuinfo
+ * bound). Stops driving the node. Returns the first error, after trying every attribute.
+ */
+int df_node_restore(struct df_node *n, const struct df_originals *o);
+
+/* The kernel governor in force, and the ones the node offers (caller frees the strv). */
+int df_node_kernel_governor(struct df_node *n, char *buf, size_t size);
+int df_node_kernel_governors(struct df_node *n, char ***ret, size_t *ret_n);
+/* Write the kernel governor; -EINVAL when the node does not offer it. */
+int df_node_set_kernel_governor(struct df_node *n, const char *name);
+
+/*
+ * Get ready to drive the node in `mode`: govern selects the kernel userspace governor when offered
+ * (else pins min/max), clamp writes only min/max. Opens the kept-open attributes. Writes nothing
+ * in clamp and pinned modes; selecting the userspace governor is a write (originals first).
+ */
+int df_node_prepare(struct df_node *n, enum df_mode mode);
+
+/* df_backend_ops over a df_node (userdata = the node). */
+extern const struct df_backend_ops df_node_backend_ops;
+
+/*
+ * Foreign writers, userspace drive only: re-read the applied-value attribute and compare it with
+ * the last value written. 1 (and *ret_seen, Hz) when another writer changed it, 0 when not (or
+ * nothing to check), negative errno on a read error.
+ */
+int df_node_check_foreign(struct df_node *n, uint64_t *ret_seen);
+
+/* Userspace drive: if the kernel governor is no longer userspace, select it again. 1 when it had to. */
+int df_node_check_kernel_governor(struct df_node *n);
+
+/*
+ * The kernel's statistics (clamp mode): devfreq trans_stat, or cpufreq stats/ (time in USER_HZ
+ * ticks converted to ms); frequencies in Hz, ascending, `trans` n*n row = from. -ENODATA when
+ * the node keeps none (intel_pstate).
+ */
+int df_node_read_kernel_stats(
+        struct df_node *n, uint64_t **ret_freqs, uint64_t **ret_time_ms, uint64_t **ret_trans, size_t *ret_n,
+        uint64_t *ret_total);
+int df_node_reset_kernel_stats(struct df_node *n);
