@@ -36,7 +36,12 @@ static void conservative_start(struct df_governor *g, uint64_t current) {
         g->state.conservative.requested = current;
 }
 
-/* kernel: cs_dbs_update(), in Hz, with the effective range as policy->min/max */
+/*
+ * kernel: cs_dbs_update(), in Hz, with the effective range as policy->min/max. Not reproduced:
+ * idle_periods (no per-CPU idle data here) and the early returns when requested already sits
+ * at the ceiling or floor; devfreqd answers that end's point again, which differs only when the
+ * frequency in force was changed behind the governor's back.
+ */
 static uint64_t conservative_get_target(struct df_governor *g, const struct df_governor_input *in) {
         uint32_t up = g->tunables[TUNABLE_UP_THRESHOLD];
         uint32_t down = g->tunables[TUNABLE_DOWN_THRESHOLD];
@@ -72,8 +77,6 @@ static uint64_t conservative_get_target(struct df_governor *g, const struct df_g
 
         if (load > up) {
                 g->state.conservative.down_skip = 0;
-                if (requested == in->max)
-                        return in->current;
                 if (requested < in->max && in->max - requested > step)
                         requested += step;
                 else
@@ -88,8 +91,6 @@ static uint64_t conservative_get_target(struct df_governor *g, const struct df_g
         g->state.conservative.down_skip = 0;
 
         if (load < down) {
-                if (requested == in->min)
-                        return in->current;
                 if (requested > in->min && requested - in->min > step)
                         requested -= step;
                 else

@@ -1,0 +1,814 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The governor table, tunables, and each governor's rules (simple_ondemand has its own suite). */
+
+#include <errno.h>
+#include <string.h>
+
+#include "governor.h"
+#include "macro.h"
+#include "test-helpers.h"
+
+#define MHZ UINT64_C(1000000)
+#define SENTINEL 0x5a5a5a5au
+
+static const uint64_t points4[] = { 100 * MHZ, 200 * MHZ, 400 * MHZ, 800 * MHZ };
+
+/* A sample of busy/total at `current` on `points`, the whole table usable and in range. */
+static struct df_governor_input
+sample_on(const uint64_t *points, size_t n, uint64_t busy, uint64_t total, uint64_t current) {
+        return (struct df_governor_input){
+                .has_sample = true,
+                .busy = busy,
+                .total = total,
+                .current = current,
+                .min = points[0],
+                .max = points[n - 1],
+                .points = points,
+                .n_points = n,
+                .table = points,
+                .n_table = n,
+        };
+}
+
+static struct df_governor_input sample(uint64_t load, uint64_t current) {
+        return sample_on(points4, ELEMENTSOF(points4), load, 100, current);
+}
+
+static void init_with(struct df_governor *g, const struct df_governor_ops *ops, uint64_t current) {
+        *g = (struct df_governor){};
+        df_governor_init(g, ops);
+        df_governor_start(g, current);
+}
+
+static void set(struct df_governor *g, const char *name, uint32_t value) {
+        ck_assert_int_eq(df_governor_set_tunable(g, name, value), 0);
+}
+
+/* --- the table ------------------------------------------------------------------------------ */
+
+START_TEST(test_table) {
+        static const char *const names[] = {
+                "conservative", "ondemand",        "passive",   "performance",
+                "powersave",    "simple_ondemand", "userspace",
+        };
+
+        ck_assert_uint_eq(df_governors_count, ELEMENTSOF(names));
+        for (size_t i = 0; i < df_governors_count; i++) {
+                ck_assert_str_eq(df_governors[i]->name, names[i]);
+                ck_assert_ptr_eq(df_governor_find(names[i]), df_governors[i]);
+                ck_assert_uint_le(df_governors[i]->n_tunables, DF_GOVERNOR_TUNABLES_MAX);
+                ck_assert_ptr_nonnull(df_governors[i]->get_target);
+                if (i > 0)
+                        ck_assert_int_lt(strcmp(df_governors[i - 1]->name, df_governors[i]->name), 0);
+        }
+        ck_assert_ptr_null(df_governor_find("Performance"));
+        ck_assert_ptr_null(df_governor_find("simple"));
+        ck_assert_ptr_null(df_governor_find(""));
+        ck_assert_ptr_null(df_governor_find(NULL));
+
+        /* Exactly the load-driven governors poll. */
+        ck_assert(df_governor_simple_ondemand.polls);
+        ck_assert(df_governor_ondemand.polls);
+        ck_assert(df_governor_conservative.polls);
+        ck_assert(!df_governor_performance.polls);
+        ck_assert(!df_governor_powersave.polls);
+        ck_assert(!df_governor_userspace.polls);
+        ck_assert(!df_governor_passive.polls);
+}
+END_TEST
+
+START_TEST(test_init_done) {
+        static const struct df_passive_pair map[] = { { 100 * MHZ, 50 * MHZ } };
+        struct df_governor g = {};
+
+        for (size_t i = 0; i < df_governors_count; i++) {
+                const struct df_governor_ops *ops = df_governors[i];
+
+                memset(&g.state, 0xff, sizeof(g.state));
+                df_governor_init(&g, ops);
+                ck_assert_ptr_eq(g.ops, ops);
+                for (size_t k = 0; k < ops->n_tunables; k++)
+                        ck_assert_uint_eq(g.tunables[k], ops->tunables[k].def);
+                ck_assert_uint_eq(g.state.conservative.requested, 0);
+                ck_assert_uint_eq(g.state.conservative.down_skip, 0);
+                ck_assert_uint_eq(g.state.conservative.prev_load, 0);
+        }
+
+        /* Selecting another governor frees the map (valgrind sees a leak otherwise). */
+        df_governor_init(&g, &df_governor_passive);
+        ck_assert_int_eq(df_governor_set_passive_map(&g, map, ELEMENTSOF(map)), 0);
+        df_governor_init(&g, &df_governor_performance);
+        ck_assert_ptr_null(g.passive_map);
+        ck_assert_uint_eq(g.n_passive_map, 0);
+
+        df_governor_init(&g, &df_governor_passive);
+        ck_assert_int_eq(df_governor_set_passive_map(&g, map, ELEMENTSOF(map)), 0);
+        df_governor_done(&g);
+        ck_assert_ptr_null(g.passive_map);
+        ck_assert_ptr_null(g.ops);
+        df_governor_done(&g); /* twice is harmless */
+}
+END_TEST
+
+/* --- tunables ------------------------------------------------------------------------------- */
+
+/* Setting `name` to `value` from the defaults (plus `other` = `other_value`): the result. */
+static int
+try_set(const struct df_governor_ops *ops, const char *other, uint32_t other_value, const char *name,
+        uint32_t value) {
+        struct df_governor g = {};
+        uint32_t before, after;
+        int r;
+
+        df_governor_init(&g, ops);
+        if (other)
+                set(&g, other, other_value);
+        ck_assert_int_eq(df_governor_get_tunable(&g, name, &before), 0);
+        r = df_governor_set_tunable(&g, name, value);
+        ck_assert_int_eq(df_governor_get_tunable(&g, name, &after), 0);
+        ck_assert_uint_eq(after, r == 0 ? value : before); /* nothing changes on error */
+        df_governor_done(&g);
+        return r;
+}
+
+START_TEST(test_tunables_simple_ondemand) {
+        const struct df_governor_ops *so = &df_governor_simple_ondemand;
+
+        ck_assert_int_eq(df_governor_tunable_index(so, "upthreshold"), 0);
+        ck_assert_int_eq(df_governor_tunable_index(so, "downdifferential"), 1);
+        ck_assert_int_eq(try_set(so, "downdifferential", 0, "upthreshold", 0), -ERANGE);
+        ck_assert_int_eq(try_set(so, "downdifferential", 0, "upthreshold", 1), 0);
+        ck_assert_int_eq(try_set(so, NULL, 0, "upthreshold", 100), 0);
+        ck_assert_int_eq(try_set(so, NULL, 0, "upthreshold", 101), -ERANGE);
+        ck_assert_int_eq(try_set(so, NULL, 0, "downdifferential", 0), 0);
+        /* Cross rule both ways: dd <= up, checked against the value in force. */
+        ck_assert_int_eq(try_set(so, NULL, 0, "upthreshold", 5), 0);
+        ck_assert_int_eq(try_set(so, NULL, 0, "upthreshold", 4), -ERANGE);
+        ck_assert_int_eq(try_set(so, NULL, 0, "downdifferential", 90), 0);
+        ck_assert_int_eq(try_set(so, NULL, 0, "downdifferential", 91), -ERANGE);
+        ck_assert_int_eq(try_set(so, "upthreshold", 100, "downdifferential", 100), 0);
+        ck_assert_int_eq(try_set(so, "upthreshold", 100, "downdifferential", 101), -ERANGE);
+}
+END_TEST
+
+START_TEST(test_tunables_ondemand) {
+        const struct df_governor_ops *od = &df_governor_ondemand;
+
+        ck_assert_int_eq(try_set(od, NULL, 0, "up_threshold", 10), -ERANGE);
+        ck_assert_int_eq(try_set(od, NULL, 0, "up_threshold", 11), 0);
+        ck_assert_int_eq(try_set(od, NULL, 0, "up_threshold", 100), 0);
+        ck_assert_int_eq(try_set(od, NULL, 0, "up_threshold", 101), -ERANGE);
+        ck_assert_int_eq(try_set(od, NULL, 0, "sampling_down_factor", 0), -ERANGE);
+        ck_assert_int_eq(try_set(od, NULL, 0, "sampling_down_factor", 1), 0);
+        ck_assert_int_eq(try_set(od, NULL, 0, "sampling_down_factor", 100000), 0);
+        ck_assert_int_eq(try_set(od, NULL, 0, "sampling_down_factor", 100001), -ERANGE);
+        ck_assert_int_eq(df_governor_tunable_index(od, "powersave_bias"), -ENOENT); /* not implemented */
+}
+END_TEST
+
+START_TEST(test_tunables_conservative) {
+        const struct df_governor_ops *cs = &df_governor_conservative;
+
+        ck_assert_int_eq(try_set(cs, "down_threshold", 1, "up_threshold", 1), -ERANGE);
+        ck_assert_int_eq(try_set(cs, "down_threshold", 1, "up_threshold", 2), 0);
+        ck_assert_int_eq(try_set(cs, NULL, 0, "up_threshold", 100), 0);
+        ck_assert_int_eq(try_set(cs, NULL, 0, "up_threshold", 101), -ERANGE);
+        ck_assert_int_eq(try_set(cs, NULL, 0, "down_threshold", 0), -ERANGE);
+        ck_assert_int_eq(try_set(cs, NULL, 0, "down_threshold", 1), 0);
+        ck_assert_int_eq(try_set(cs, "up_threshold", 100, "down_threshold", 99), 0);
+        ck_assert_int_eq(try_set(cs, "up_threshold", 100, "down_threshold", 100), -ERANGE);
+        /* Cross rule both ways: down < up, against the value in force (defaults 80/20). */
+        ck_assert_int_eq(try_set(cs, NULL, 0, "up_threshold", 21), 0);
+        ck_assert_int_eq(try_set(cs, NULL, 0, "up_threshold", 20), -ERANGE);
+        ck_assert_int_eq(try_set(cs, NULL, 0, "down_threshold", 79), 0);
+        ck_assert_int_eq(try_set(cs, NULL, 0, "down_threshold", 80), -ERANGE);
+        ck_assert_int_eq(try_set(cs, NULL, 0, "freq_step", 0), 0);
+        ck_assert_int_eq(try_set(cs, NULL, 0, "freq_step", 100), 0);
+        ck_assert_int_eq(try_set(cs, NULL, 0, "freq_step", 101), -ERANGE);
+        ck_assert_int_eq(try_set(cs, NULL, 0, "sampling_down_factor", 0), -ERANGE);
+        ck_assert_int_eq(try_set(cs, NULL, 0, "sampling_down_factor", 1), 0);
+        ck_assert_int_eq(try_set(cs, NULL, 0, "sampling_down_factor", 10), 0);
+        ck_assert_int_eq(try_set(cs, NULL, 0, "sampling_down_factor", 11), -ERANGE);
+}
+END_TEST
+
+START_TEST(test_tunables_none) {
+        static const struct df_governor_ops *const plain[] = {
+                &df_governor_performance,
+                &df_governor_powersave,
+                &df_governor_userspace,
+                &df_governor_passive,
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(plain); i++) {
+                struct df_governor g = {};
+                uint32_t v = SENTINEL;
+
+                ck_assert_uint_eq(plain[i]->n_tunables, 0);
+                df_governor_init(&g, plain[i]);
+                ck_assert_int_eq(df_governor_set_tunable(&g, "upthreshold", 90), -ENOENT);
+                ck_assert_int_eq(df_governor_get_tunable(&g, "upthreshold", &v), -ENOENT);
+                ck_assert_uint_eq(v, SENTINEL);
+                ck_assert_int_eq(df_governor_set_tunables(&g, NULL), 0);
+                ck_assert_int_eq(df_governor_validate(plain[i], NULL), 0);
+                df_governor_done(&g);
+        }
+}
+END_TEST
+
+START_TEST(test_tunables_unknown) {
+        struct df_governor g = {};
+        uint32_t v = SENTINEL;
+
+        df_governor_init(&g, &df_governor_simple_ondemand);
+        ck_assert_int_eq(df_governor_tunable_index(g.ops, "up_threshold"), -ENOENT);
+        ck_assert_int_eq(df_governor_tunable_index(g.ops, "UPTHRESHOLD"), -ENOENT);
+        ck_assert_int_eq(df_governor_tunable_index(g.ops, ""), -ENOENT);
+        ck_assert_int_eq(df_governor_set_tunable(&g, "up_threshold", 90), -ENOENT);
+        ck_assert_int_eq(df_governor_get_tunable(&g, "nope", &v), -ENOENT);
+        ck_assert_uint_eq(v, SENTINEL);
+        ck_assert_int_eq(df_governor_get_tunable(&g, "upthreshold", &v), 0);
+        ck_assert_uint_eq(v, 90);
+        df_governor_done(&g);
+}
+END_TEST
+
+START_TEST(test_set_tunables) {
+        struct df_governor g = {};
+        const uint32_t good[] = { 60, 30, 10, 2 }, cross[] = { 60, 60, 10, 2 }, range[] = { 60, 30, 10, 11 };
+        const uint32_t defaults[] = { 80, 20, 5, 1 };
+
+        df_governor_init(&g, &df_governor_conservative);
+        /* All or nothing: one bad value (static or cross) leaves every tunable as it was. */
+        ck_assert_int_eq(df_governor_set_tunables(&g, cross), -ERANGE);
+        ck_assert_mem_eq(g.tunables, defaults, sizeof(defaults));
+        ck_assert_int_eq(df_governor_set_tunables(&g, range), -ERANGE);
+        ck_assert_mem_eq(g.tunables, defaults, sizeof(defaults));
+        ck_assert_int_eq(df_governor_set_tunables(&g, good), 0);
+        ck_assert_mem_eq(g.tunables, good, sizeof(good));
+
+        /* Checked as a whole: a set that is only valid together is accepted (up 15 < old down 20). */
+        const uint32_t together[] = { 15, 10, 5, 1 };
+        df_governor_init(&g, &df_governor_conservative);
+        ck_assert_int_eq(df_governor_set_tunables(&g, together), 0);
+        ck_assert_mem_eq(g.tunables, together, sizeof(together));
+
+        ck_assert_int_eq(df_governor_validate(&df_governor_conservative, good), 0);
+        ck_assert_int_eq(df_governor_validate(&df_governor_conservative, cross), -ERANGE);
+        df_governor_done(&g);
+}
+END_TEST
+
+/* --- performance, powersave, userspace ------------------------------------------------------ */
+
+START_TEST(test_performance_powersave) {
+        struct df_governor g;
+        struct df_governor_input in = sample(50, 200 * MHZ);
+
+        init_with(&g, &df_governor_performance, 200 * MHZ);
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), DF_FREQ_MAX);
+        in.has_sample = false;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), DF_FREQ_MAX);
+
+        init_with(&g, &df_governor_powersave, 200 * MHZ);
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 0);
+        in = sample(100, 800 * MHZ);
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 0);
+        df_governor_done(&g);
+}
+END_TEST
+
+START_TEST(test_userspace) {
+        struct df_governor g;
+        struct df_governor_input in = sample(0, 200 * MHZ);
+
+        init_with(&g, &df_governor_userspace, 200 * MHZ);
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 200 * MHZ); /* before any: current */
+        in.current = 400 * MHZ;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 400 * MHZ);
+
+        /* The raw value, even outside every point; clamping is the device's job. */
+        df_governor_userspace_set(&g, 123);
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 123);
+        df_governor_userspace_set(&g, 0);
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 0);
+        df_governor_userspace_set(&g, UINT64_MAX);
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), UINT64_MAX);
+
+        /* A restart forgets it. */
+        df_governor_start(&g, 400 * MHZ);
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 400 * MHZ);
+
+        /* Another governor's state is not touched. */
+        init_with(&g, &df_governor_conservative, 400 * MHZ);
+        df_governor_userspace_set(&g, 123);
+        ck_assert_uint_eq(g.state.conservative.requested, 400 * MHZ);
+        df_governor_done(&g);
+}
+END_TEST
+
+START_TEST(test_load_percent) {
+        ck_assert_int_eq(df_load_percent(0, 0), -EINVAL);
+        ck_assert_int_eq(df_load_percent(5, 0), -EINVAL);
+        ck_assert_int_eq(df_load_percent(0, 7), 0);
+        ck_assert_int_eq(df_load_percent(2, 3), 66); /* floored */
+        ck_assert_int_eq(df_load_percent(3, 3), 100);
+        ck_assert_int_eq(df_load_percent(4, 3), 100);
+        ck_assert_int_eq(df_load_percent(UINT64_MAX, UINT64_MAX), 100);
+        ck_assert_int_eq(df_load_percent(UINT64_MAX - 1, UINT64_MAX), 99); /* busy * 100 needs 71 bits */
+        ck_assert_int_eq(df_load_percent(UINT64_C(1) << 63, UINT64_MAX), 50);
+}
+END_TEST
+
+/* --- ondemand ------------------------------------------------------------------------------- */
+
+/* Spaced so that lowest + load % of the span (100 MHz + load * 10 MHz) can fall on a midpoint. */
+static const uint64_t od_points[] = { 100 * MHZ, 300 * MHZ, 500 * MHZ, 1100 * MHZ };
+
+static uint64_t od(struct df_governor *g, uint64_t busy, uint64_t total, uint64_t current) {
+        struct df_governor_input in = sample_on(od_points, ELEMENTSOF(od_points), busy, total, current);
+        return df_governor_get_target(g, &in);
+}
+
+START_TEST(test_ondemand_above_threshold) {
+        struct df_governor g;
+
+        init_with(&g, &df_governor_ondemand, 100 * MHZ);
+        ck_assert_uint_eq(od(&g, 96, 100, 100 * MHZ), DF_FREQ_MAX);
+        ck_assert_uint_eq(od(&g, 100, 100, 300 * MHZ), DF_FREQ_MAX);
+        ck_assert_uint_eq(od(&g, 150, 100, 300 * MHZ), DF_FREQ_MAX); /* busy above total */
+        set(&g, "up_threshold", 50);
+        ck_assert_uint_eq(od(&g, 51, 100, 300 * MHZ), DF_FREQ_MAX);
+        df_governor_done(&g);
+}
+END_TEST
+
+START_TEST(test_ondemand_at_threshold) {
+        struct df_governor g;
+
+        init_with(&g, &df_governor_ondemand, 100 * MHZ);
+        set(&g, "up_threshold", 50);
+        /* Exactly 50 % is proportional: 100 + 50 * 10 = 600 MHz, nearest 500 MHz. */
+        ck_assert_uint_eq(od(&g, 50, 100, 300 * MHZ), 500 * MHZ);
+        /* The default, 95 %: 1050 MHz, nearest 1100 MHz, a point rather than DF_FREQ_MAX. */
+        set(&g, "up_threshold", 95);
+        ck_assert_uint_eq(od(&g, 95, 100, 300 * MHZ), 1100 * MHZ);
+        df_governor_done(&g);
+}
+END_TEST
+
+START_TEST(test_ondemand_proportional) {
+        struct df_governor g;
+
+        init_with(&g, &df_governor_ondemand, 100 * MHZ);
+        ck_assert_uint_eq(od(&g, 0, 100, 300 * MHZ), 100 * MHZ);
+        ck_assert_uint_eq(od(&g, 29, 100, 300 * MHZ), 300 * MHZ); /* 390 MHz */
+        ck_assert_uint_eq(od(&g, 30, 100, 300 * MHZ), 300 * MHZ); /* 400 MHz: tie, goes down */
+        ck_assert_uint_eq(od(&g, 31, 100, 300 * MHZ), 500 * MHZ); /* 410 MHz */
+        ck_assert_uint_eq(od(&g, 10, 100, 300 * MHZ), 100 * MHZ); /* 200 MHz: tie, goes down */
+        ck_assert_uint_eq(od(&g, 70, 100, 300 * MHZ), 500 * MHZ); /* 800 MHz: tie, goes down */
+        ck_assert_uint_eq(od(&g, 71, 100, 300 * MHZ), 1100 * MHZ);
+        /* The span is taken from the usable points, whatever the current frequency. */
+        ck_assert_uint_eq(od(&g, 31, 100, 500 * MHZ), 500 * MHZ);
+
+        /* 128-bit: 90 % of a span near 2^64 Hz. (2^64 - 2) * 90 / 100 + 1 = 16602069666338596453. */
+        static const uint64_t wide[] = { 1, UINT64_MAX - 1, UINT64_MAX };
+        struct df_governor_input in = sample_on(wide, ELEMENTSOF(wide), 90, 100, 1);
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), UINT64_MAX - 1);
+        in.busy = 40; /* 7378697629483820646: below the midpoint, nearest is 1 */
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 1);
+
+        /* Without a sample, the frequency in force. */
+        in = sample_on(od_points, ELEMENTSOF(od_points), 0, 100, 300 * MHZ);
+        in.has_sample = false;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 300 * MHZ);
+        df_governor_done(&g);
+}
+END_TEST
+
+START_TEST(test_ondemand_zero_total) {
+        struct df_governor g;
+
+        /* Right after start there is no previous load: 0. */
+        init_with(&g, &df_governor_ondemand, 300 * MHZ);
+        ck_assert_uint_eq(od(&g, 0, 0, 300 * MHZ), 100 * MHZ);
+        ck_assert_uint_eq(od(&g, 30, 100, 300 * MHZ), 300 * MHZ);
+        ck_assert_uint_eq(od(&g, 0, 0, 300 * MHZ), 300 * MHZ); /* 30 % again */
+        ck_assert_uint_eq(od(&g, 5, 0, 300 * MHZ), 300 * MHZ); /* busy does not matter */
+        ck_assert_uint_eq(od(&g, 99, 100, 300 * MHZ), DF_FREQ_MAX);
+        ck_assert_uint_eq(od(&g, 0, 0, 500 * MHZ), DF_FREQ_MAX); /* 99 % again */
+        /* A restart forgets it. */
+        df_governor_start(&g, 300 * MHZ);
+        ck_assert_uint_eq(od(&g, 0, 0, 300 * MHZ), 100 * MHZ);
+        df_governor_done(&g);
+}
+END_TEST
+
+START_TEST(test_ondemand_sampling_down_factor) {
+        struct df_governor g;
+        struct df_governor_input in;
+
+        init_with(&g, &df_governor_ondemand, 1100 * MHZ);
+        /* sdf 1: nothing skipped at the top. */
+        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 100 * MHZ);
+
+        /* sdf 3 at the top: exactly two decisions keep, the third may drop. */
+        set(&g, "sampling_down_factor", 3);
+        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 1100 * MHZ);
+        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 1100 * MHZ);
+        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 100 * MHZ);
+        /* Counting starts again: every third decision acts, whatever the load (kernel: one sample
+         * per sampling_down_factor periods while at the maximum). */
+        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 1100 * MHZ);
+        ck_assert_uint_eq(od(&g, 99, 100, 1100 * MHZ), 1100 * MHZ);
+        ck_assert_uint_eq(od(&g, 99, 100, 1100 * MHZ), DF_FREQ_MAX);
+        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 1100 * MHZ);
+
+        /* Elsewhere nothing is skipped, and leaving the top resets the count. */
+        ck_assert_uint_eq(od(&g, 0, 100, 500 * MHZ), 100 * MHZ);
+        ck_assert_uint_eq(od(&g, 0, 100, 500 * MHZ), 100 * MHZ);
+        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 1100 * MHZ);
+        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 1100 * MHZ);
+        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 100 * MHZ);
+
+        /* The top is the highest point the range allows (the kernel's policy->max). */
+        in = sample_on(od_points, ELEMENTSOF(od_points), 0, 100, 500 * MHZ);
+        in.max = 500 * MHZ;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 500 * MHZ);
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 500 * MHZ);
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 100 * MHZ);
+
+        /* A restart forgets the count. */
+        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 1100 * MHZ);
+        df_governor_start(&g, 1100 * MHZ);
+        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 1100 * MHZ);
+        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 1100 * MHZ);
+        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 100 * MHZ);
+        df_governor_done(&g);
+}
+END_TEST
+
+/* --- conservative --------------------------------------------------------------------------- */
+
+/* One conservative decision on points4 at `current`, range 100-800 MHz. */
+static uint64_t cs(struct df_governor *g, uint64_t load, uint64_t current) {
+        struct df_governor_input in = sample(load, current);
+        return df_governor_get_target(g, &in);
+}
+
+START_TEST(test_conservative_step_up) {
+        struct df_governor g;
+
+        init_with(&g, &df_governor_conservative, 400 * MHZ);
+        set(&g, "freq_step", 30);                            /* 240 MHz */
+        ck_assert_uint_eq(cs(&g, 81, 400 * MHZ), 400 * MHZ); /* 640 MHz: highest point below */
+        ck_assert_uint_eq(g.state.conservative.requested, 640 * MHZ);
+        ck_assert_uint_eq(cs(&g, 81, 400 * MHZ), 800 * MHZ); /* 880 MHz capped at 800 */
+        ck_assert_uint_eq(g.state.conservative.requested, 800 * MHZ);
+        ck_assert_uint_eq(cs(&g, 100, 800 * MHZ), 800 * MHZ); /* at the ceiling: stays */
+        ck_assert_uint_eq(g.state.conservative.requested, 800 * MHZ);
+        /* The frequency in force moved behind the governor's back: the ceiling's point again. */
+        ck_assert_uint_eq(cs(&g, 100, 400 * MHZ), 800 * MHZ);
+        df_governor_done(&g);
+}
+END_TEST
+
+START_TEST(test_conservative_step_down) {
+        struct df_governor g;
+
+        init_with(&g, &df_governor_conservative, 800 * MHZ);
+        set(&g, "freq_step", 30);                            /* 240 MHz */
+        ck_assert_uint_eq(cs(&g, 19, 800 * MHZ), 800 * MHZ); /* 560 MHz: lowest point above */
+        ck_assert_uint_eq(g.state.conservative.requested, 560 * MHZ);
+        ck_assert_uint_eq(cs(&g, 19, 800 * MHZ), 400 * MHZ); /* 320 MHz */
+        ck_assert_uint_eq(cs(&g, 19, 400 * MHZ), 100 * MHZ); /* 80 MHz floored at 100 */
+        ck_assert_uint_eq(g.state.conservative.requested, 100 * MHZ);
+        ck_assert_uint_eq(cs(&g, 0, 100 * MHZ), 100 * MHZ); /* at the floor: stays */
+        ck_assert_uint_eq(g.state.conservative.requested, 100 * MHZ);
+        ck_assert_uint_eq(cs(&g, 0, 400 * MHZ), 100 * MHZ);
+        df_governor_done(&g);
+}
+END_TEST
+
+START_TEST(test_conservative_down_skip) {
+        struct df_governor g;
+
+        init_with(&g, &df_governor_conservative, 800 * MHZ);
+        set(&g, "freq_step", 50); /* 400 MHz */
+        set(&g, "sampling_down_factor", 3);
+        ck_assert_uint_eq(cs(&g, 0, 800 * MHZ), 800 * MHZ);
+        ck_assert_uint_eq(cs(&g, 0, 800 * MHZ), 800 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 800 * MHZ);
+        ck_assert_uint_eq(cs(&g, 0, 800 * MHZ), 400 * MHZ);
+        /* A busy sample resets the count; dead-band samples count. */
+        ck_assert_uint_eq(cs(&g, 0, 400 * MHZ), 400 * MHZ);
+        ck_assert_uint_eq(cs(&g, 90, 400 * MHZ), 800 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.down_skip, 0);
+        ck_assert_uint_eq(cs(&g, 50, 800 * MHZ), 800 * MHZ);
+        ck_assert_uint_eq(cs(&g, 0, 800 * MHZ), 800 * MHZ);
+        ck_assert_uint_eq(cs(&g, 0, 800 * MHZ), 400 * MHZ);
+        /* Increases are never delayed. */
+        ck_assert_uint_eq(cs(&g, 90, 400 * MHZ), 800 * MHZ);
+        df_governor_done(&g);
+}
+END_TEST
+
+START_TEST(test_conservative_dead_band) {
+        struct df_governor g;
+
+        init_with(&g, &df_governor_conservative, 400 * MHZ);
+        set(&g, "freq_step", 50);
+        /* Loads in [down_threshold, up_threshold] keep: the thresholds are strict. */
+        ck_assert_uint_eq(cs(&g, 20, 400 * MHZ), 400 * MHZ);
+        ck_assert_uint_eq(cs(&g, 50, 400 * MHZ), 400 * MHZ);
+        ck_assert_uint_eq(cs(&g, 80, 400 * MHZ), 400 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 400 * MHZ);
+        ck_assert_uint_eq(cs(&g, 81, 400 * MHZ), 800 * MHZ);
+        ck_assert_uint_eq(cs(&g, 19, 800 * MHZ), 400 * MHZ);
+        df_governor_done(&g);
+}
+END_TEST
+
+START_TEST(test_conservative_freeze) {
+        struct df_governor g;
+
+        init_with(&g, &df_governor_conservative, 400 * MHZ);
+        set(&g, "freq_step", 0);
+        ck_assert_uint_eq(cs(&g, 100, 400 * MHZ), 400 * MHZ);
+        ck_assert_uint_eq(cs(&g, 0, 400 * MHZ), 400 * MHZ);
+        ck_assert_uint_eq(cs(&g, 0, 200 * MHZ), 200 * MHZ); /* follows whatever is in force */
+        ck_assert_uint_eq(g.state.conservative.requested, 400 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.down_skip, 0);
+        df_governor_done(&g);
+}
+END_TEST
+
+START_TEST(test_conservative_range_reset) {
+        struct df_governor g;
+        struct df_governor_input in;
+
+        /* requested 800 MHz above a new ceiling of 400 MHz: restart from 400 MHz, 360 -> 400 MHz. */
+        init_with(&g, &df_governor_conservative, 800 * MHZ);
+        in = sample(0, 400 * MHZ);
+        in.max = 400 * MHZ;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 400 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 360 * MHZ);
+
+        /* requested 100 MHz below a new floor of 400 MHz: restart from 400 MHz, 440 -> 400 MHz. */
+        init_with(&g, &df_governor_conservative, 100 * MHZ);
+        in = sample(100, 400 * MHZ);
+        in.min = 400 * MHZ;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 400 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 440 * MHZ);
+
+        /* Even in the dead band the reset is kept. */
+        init_with(&g, &df_governor_conservative, 800 * MHZ);
+        in = sample(50, 200 * MHZ);
+        in.max = 200 * MHZ;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 200 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 200 * MHZ);
+
+        /* start resets requested and down_skip. */
+        g.state.conservative.down_skip = 7;
+        df_governor_start(&g, 100 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 100 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.down_skip, 0);
+        df_governor_done(&g);
+}
+END_TEST
+
+START_TEST(test_conservative_min_step) {
+        static const uint64_t tiny[] = { 10, 50, 99 };
+        struct df_governor g;
+        struct df_governor_input in;
+
+        /* 1 % of 99 Hz rounds to 0: the kernel's 5 kHz instead (the range is left wide to see it). */
+        init_with(&g, &df_governor_conservative, 10);
+        set(&g, "freq_step", 1);
+        in = sample_on(tiny, ELEMENTSOF(tiny), 100, 100, 10);
+        in.max = 1000000;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 99);
+        ck_assert_uint_eq(g.state.conservative.requested, 5010);
+        in.busy = 0;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 10);
+        ck_assert_uint_eq(g.state.conservative.requested, 10);
+
+        /* 2 % of 99 Hz is 1 Hz: no substitute. */
+        set(&g, "freq_step", 2);
+        in.busy = 100;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 10);
+        ck_assert_uint_eq(g.state.conservative.requested, 11);
+        df_governor_done(&g);
+}
+END_TEST
+
+START_TEST(test_conservative_relations) {
+        struct df_governor g;
+
+        /* 5 % of 800 MHz = 40 MHz, smaller than the gaps: requested accumulates unrounded. */
+        init_with(&g, &df_governor_conservative, 200 * MHZ);
+        for (uint64_t r = 240; r < 400; r += 40) {
+                ck_assert_uint_eq(cs(&g, 100, 200 * MHZ), 200 * MHZ); /* highest <= requested */
+                ck_assert_uint_eq(g.state.conservative.requested, r * MHZ);
+        }
+        ck_assert_uint_eq(cs(&g, 100, 200 * MHZ), 400 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 400 * MHZ);
+
+        for (uint64_t r = 360; r > 200; r -= 40) {
+                ck_assert_uint_eq(cs(&g, 0, 400 * MHZ), 400 * MHZ); /* lowest >= requested */
+                ck_assert_uint_eq(g.state.conservative.requested, r * MHZ);
+        }
+        ck_assert_uint_eq(cs(&g, 0, 400 * MHZ), 200 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 200 * MHZ);
+
+        /* The fallbacks: nothing below (up) or above (down) the request. */
+        struct df_governor_input in = sample(100, 100 * MHZ);
+        g.state.conservative.requested = 50 * MHZ;
+        in.min = 10 * MHZ;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 100 * MHZ); /* 90 MHz: lowest above */
+        in = sample(0, 800 * MHZ);
+        in.max = 1000 * MHZ;
+        g.state.conservative.requested = 1000 * MHZ;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 800 * MHZ); /* 960 MHz: highest below */
+
+        /* Without a sample, the frequency in force and no state change. */
+        in = sample(100, 400 * MHZ);
+        in.has_sample = false;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 400 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 960 * MHZ);
+        df_governor_done(&g);
+}
+END_TEST
+
+START_TEST(test_conservative_zero_total) {
+        struct df_governor g;
+
+        init_with(&g, &df_governor_conservative, 400 * MHZ);
+        set(&g, "freq_step", 50);
+        ck_assert_uint_eq(cs(&g, 90, 400 * MHZ), 800 * MHZ);
+        struct df_governor_input in = sample(0, 800 * MHZ);
+        in.total = 0; /* 90 % again, not 0 % */
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 800 * MHZ);
+        ck_assert_uint_eq(cs(&g, 10, 800 * MHZ), 400 * MHZ);
+        in.current = 400 * MHZ; /* 10 % again */
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 100 * MHZ);
+        df_governor_done(&g);
+}
+END_TEST
+
+/* --- passive -------------------------------------------------------------------------------- */
+
+static const uint64_t parent_points[] = { 100 * MHZ, 200 * MHZ, 400 * MHZ, 800 * MHZ };
+
+static uint64_t follow(struct df_governor *g, const uint64_t *child, size_t n_child, uint64_t parent) {
+        struct df_governor_input in = {
+                .current = child[0],
+                .min = child[0],
+                .max = child[n_child - 1],
+                .points = child,
+                .n_points = n_child,
+                .table = child,
+                .n_table = n_child,
+                .parent_current = parent,
+                .parent_table = parent_points,
+                .n_parent_table = ELEMENTSOF(parent_points),
+        };
+        return df_governor_get_target(g, &in);
+}
+
+START_TEST(test_passive_index) {
+        static const uint64_t child[] = { 50 * MHZ, 150 * MHZ, 300 * MHZ, 600 * MHZ };
+        struct df_governor g;
+
+        init_with(&g, &df_governor_passive, 50 * MHZ);
+        for (size_t i = 0; i < ELEMENTSOF(parent_points); i++)
+                ck_assert_uint_eq(follow(&g, child, ELEMENTSOF(child), parent_points[i]), child[i]);
+        df_governor_done(&g);
+}
+END_TEST
+
+START_TEST(test_passive_clip) {
+        static const uint64_t child[] = { 50 * MHZ, 150 * MHZ };
+        struct df_governor g;
+
+        init_with(&g, &df_governor_passive, 50 * MHZ);
+        ck_assert_uint_eq(follow(&g, child, ELEMENTSOF(child), 100 * MHZ), 50 * MHZ);
+        ck_assert_uint_eq(follow(&g, child, ELEMENTSOF(child), 200 * MHZ), 150 * MHZ);
+        ck_assert_uint_eq(follow(&g, child, ELEMENTSOF(child), 400 * MHZ), 150 * MHZ);
+        ck_assert_uint_eq(follow(&g, child, ELEMENTSOF(child), 800 * MHZ), 150 * MHZ);
+        df_governor_done(&g);
+}
+END_TEST
+
+START_TEST(test_passive_off_table) {
+        static const uint64_t child[] = { 50 * MHZ, 150 * MHZ, 300 * MHZ, 600 * MHZ };
+        struct df_governor g;
+
+        init_with(&g, &df_governor_passive, 50 * MHZ);
+        ck_assert_uint_eq(follow(&g, child, ELEMENTSOF(child), 0), 50 * MHZ);
+        ck_assert_uint_eq(follow(&g, child, ELEMENTSOF(child), 100 * MHZ + 1), 150 * MHZ);
+        ck_assert_uint_eq(follow(&g, child, ELEMENTSOF(child), 250 * MHZ), 300 * MHZ);
+        ck_assert_uint_eq(follow(&g, child, ELEMENTSOF(child), 800 * MHZ + 1), 600 * MHZ);
+        ck_assert_uint_eq(follow(&g, child, ELEMENTSOF(child), UINT64_MAX), 600 * MHZ);
+        df_governor_done(&g);
+}
+END_TEST
+
+START_TEST(test_passive_map) {
+        static const uint64_t child[] = { 50 * MHZ, 150 * MHZ };
+        struct df_passive_pair pairs[] = {
+                { 400 * MHZ, 222 * MHZ },
+                { 200 * MHZ, 111 * MHZ },
+                { 800 * MHZ, 333 * MHZ },
+        };
+        struct df_governor g;
+
+        init_with(&g, &df_governor_passive, 50 * MHZ);
+        ck_assert_int_eq(df_governor_set_passive_map(&g, pairs, ELEMENTSOF(pairs)), 0);
+        pairs[1].child = 1; /* copied: the caller's array is not kept */
+        ck_assert_uint_eq(g.n_passive_map, 3);
+        ck_assert_uint_eq(g.passive_map[0].parent, 200 * MHZ);
+        ck_assert_uint_eq(g.passive_map[2].parent, 800 * MHZ);
+
+        ck_assert_uint_eq(follow(&g, child, ELEMENTSOF(child), 0), 111 * MHZ); /* below the first */
+        ck_assert_uint_eq(follow(&g, child, ELEMENTSOF(child), 100 * MHZ), 111 * MHZ);
+        ck_assert_uint_eq(follow(&g, child, ELEMENTSOF(child), 200 * MHZ), 111 * MHZ);
+        ck_assert_uint_eq(follow(&g, child, ELEMENTSOF(child), 400 * MHZ - 1), 111 * MHZ);
+        ck_assert_uint_eq(follow(&g, child, ELEMENTSOF(child), 400 * MHZ), 222 * MHZ);
+        ck_assert_uint_eq(follow(&g, child, ELEMENTSOF(child), 800 * MHZ), 333 * MHZ);
+        ck_assert_uint_eq(follow(&g, child, ELEMENTSOF(child), UINT64_MAX), 333 * MHZ);
+
+        /* An empty map goes back to index mapping. */
+        ck_assert_int_eq(df_governor_set_passive_map(&g, NULL, 0), 0);
+        ck_assert_ptr_null(g.passive_map);
+        ck_assert_uint_eq(follow(&g, child, ELEMENTSOF(child), 200 * MHZ), 150 * MHZ);
+        df_governor_done(&g);
+}
+END_TEST
+
+START_TEST(test_passive_map_duplicates) {
+        static const uint64_t child[] = { 50 * MHZ, 150 * MHZ };
+        static const struct df_passive_pair good[] = { { 200 * MHZ, 111 * MHZ } };
+        static const struct df_passive_pair dup[] = {
+                { 400 * MHZ, 1 * MHZ },
+                { 200 * MHZ, 2 * MHZ },
+                { 400 * MHZ, 3 * MHZ },
+        };
+        struct df_governor g;
+
+        init_with(&g, &df_governor_passive, 50 * MHZ);
+        ck_assert_int_eq(df_governor_set_passive_map(&g, good, ELEMENTSOF(good)), 0);
+        /* Refused, even with another pair between them, and the map in force stays. */
+        ck_assert_int_eq(df_governor_set_passive_map(&g, dup, ELEMENTSOF(dup)), -EINVAL);
+        ck_assert_uint_eq(g.n_passive_map, 1);
+        ck_assert_uint_eq(follow(&g, child, ELEMENTSOF(child), 400 * MHZ), 111 * MHZ);
+        df_governor_done(&g);
+}
+END_TEST
+
+static void add(Suite *s, const char *name, const TTest *test) {
+        TCase *tc = tcase_create(name);
+
+        tcase_add_test(tc, test);
+        suite_add_tcase(s, tc);
+}
+
+static Suite *suite(void) {
+        Suite *s = suite_create("governor");
+
+        add(s, "table", test_table);
+        add(s, "init_done", test_init_done);
+        add(s, "tunables_simple_ondemand", test_tunables_simple_ondemand);
+        add(s, "tunables_ondemand", test_tunables_ondemand);
+        add(s, "tunables_conservative", test_tunables_conservative);
+        add(s, "tunables_none", test_tunables_none);
+        add(s, "tunables_unknown", test_tunables_unknown);
+        add(s, "set_tunables", test_set_tunables);
+        add(s, "performance_powersave", test_performance_powersave);
+        add(s, "userspace", test_userspace);
+        add(s, "load_percent", test_load_percent);
+        add(s, "ondemand_above_threshold", test_ondemand_above_threshold);
+        add(s, "ondemand_at_threshold", test_ondemand_at_threshold);
+        add(s, "ondemand_proportional", test_ondemand_proportional);
+        add(s, "ondemand_zero_total", test_ondemand_zero_total);
+        add(s, "ondemand_sampling_down_factor", test_ondemand_sampling_down_factor);
+        add(s, "conservative_step_up", test_conservative_step_up);
+        add(s, "conservative_step_down", test_conservative_step_down);
+        add(s, "conservative_down_skip", test_conservative_down_skip);
+        add(s, "conservative_dead_band", test_conservative_dead_band);
+        add(s, "conservative_freeze", test_conservative_freeze);
+        add(s, "conservative_range_reset", test_conservative_range_reset);
+        add(s, "conservative_min_step", test_conservative_min_step);
+        add(s, "conservative_relations", test_conservative_relations);
+        add(s, "conservative_zero_total", test_conservative_zero_total);
+        add(s, "passive_index", test_passive_index);
+        add(s, "passive_clip", test_passive_clip);
+        add(s, "passive_off_table", test_passive_off_table);
+        add(s, "passive_map", test_passive_map);
+        add(s, "passive_map_duplicates", test_passive_map_duplicates);
+        return s;
+}
+
+int main(void) {
+        return df_test_run(suite());
+}
