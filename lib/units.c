@@ -93,9 +93,11 @@ int df_safe_atou32(const char *s, uint32_t *ret) {
 
 /*
  * "<digits>[.<digits>]<unit>" with the unit from `units`; an empty unit is the base unit,
- * accepted for any value when `bare_any` and otherwise only for zero. The integer part is
- * required (".5" is malformed) and so is a fraction after a dot ("1." is malformed). The
- * fraction's trailing zeros carry no value, so "1.50kHz" is 1500 and "1.0Hz" is 1.
+ * accepted for any value when `bare_any` and otherwise only for zero in any spelling ("0",
+ * "00", "0.0"). Leading zeros are allowed ("007MHz"). Every value starts with a digit (".5" is
+ * malformed) and a dot needs a digit after it ("1." is malformed). Units are ASCII only: "µs"
+ * is malformed. The fraction's trailing zeros carry no value, so "1.50kHz" is 1500 and "1.0Hz"
+ * is 1. Malformed wins over too large: "99999999999999999999.5Hz" is -EINVAL.
  */
 static int parse_units(const char *s, const struct unit *units, size_t n_units, bool bare_any, uint64_t *ret) {
         const char *int_part, *frac_part = NULL, *suffix;
