@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* stderr logging with syslog prefixes; the only global state of the daemon besides its manager. */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "logging.h"
+
+static int max_level = LOG_INFO;
+static enum log_target target = LOG_TARGET_CONSOLE;
+
+static const char *const level_table[] = {
+        [LOG_EMERG] = "emerg",     [LOG_ALERT] = "alert",   [LOG_CRIT] = "crit", [LOG_ERR] = "err",
+        [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice", [LOG_INFO] = "info", [LOG_DEBUG] = "debug",
+};
+
+void log_set_max_level(int level) {
+        max_level = level;
+}
+
+int log_get_max_level(void) {
+        return max_level;
+}
+
+void log_set_target(enum log_target t) {
+        target = t;
+}
+
+enum log_target log_get_target(void) {
+        return target;
+}
+
+const char *log_level_to_string(int level) {
+        if (level < 0 || level > LOG_DEBUG)
+                return NULL;
+        return level_table[level];
+}
+
+int log_level_from_string(const char *s) {
+        if (!s)
+                return -EINVAL;
+        for (int i = 0; i <= LOG_DEBUG; i++)
+                if (streq(level_table[i], s))
+                        return i;
+        return -EINVAL;
+}
+
+int log_internalv(int level, int error, const char *fmt, va_list ap) {
+        char message[2048];
+
+        if (error < 0)
+                error = -error;
+        if (level > max_level || target == LOG_TARGET_NULL)
+                return -error;
+        /* %m prints the error we were given, not whatever errno happens to be. */
+        errno = error;
+        vsnprintf(message, sizeof(message), fmt, ap);
+        /* One write per line, so lines from a signal-time restore never interleave. */
+        dprintf(STDERR_FILENO, "<%d>%s\n", level, message);
+        return -error;
+}
+
+int log_internal(int level, int error, const char *fmt, ...) {
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = log_internalv(level, error, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+void log_from_lib(void *userdata, int level, const char *message) {
+        const char *subject = userdata;
+
+        if (level > max_level)
+                return;
+        if (subject)
+                log_internal(level, 0, "%s: %s", subject, message);
+        else
+                log_internal(level, 0, "%s", message);
+}

@@ -1,0 +1,624 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* One managed device: evaluation with foreign-writer and error handling, the bus-facing
+ * operations, persisted choices, and change publication. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "logging.h"
+#include "manager-internal.h"
+#include "units.h"
+
+uint64_t now_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
+void device_event(struct df_device *dev, void *userdata) {
+        struct manager_device *d = userdata;
+
+        d->pending = true;
+}
+
+struct manager_device *device_free(struct manager_device *d) {
+        if (!d)
+                return NULL;
+        df_load_source_free(d->load);
+        df_device_free(d->dev);
+        df_node_free(d->node);
+        free(d->children);
+        free(d->parent_name);
+        free(d->load_path);
+        free(d->config_governor);
+        free(d->config_initial);
+        free(d->clamp_governor);
+        free(d->name);
+        free(d);
+        return NULL;
+}
+
+/* LastError, logged once per distinct text. */
+void device_set_error(struct manager_device *d, int level, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(d->last_error, sizeof(d->last_error), fmt, ap);
+        va_end(ap);
+        d->error_serial++;
+        if (streq(d->logged_error, d->last_error)) {
+                log_debug("%s: %s (again)", d->name, d->last_error);
+                return;
+        }
+        snprintf(d->logged_error, sizeof(d->logged_error), "%s", d->last_error);
+        log_full(level, "%s: %s", d->name, d->last_error);
+}
+
+/* An access failed: a device whose directory is gone is detached at the next safe point. */
+static bool device_check_vanished(struct manager_device *d, int r) {
+        if (r != -ENODEV && r != -ENOENT)
+                return false;
+        if (df_node_exists(d->node))
+                return false;
+        if (!d->vanished)
+                log_warning("%s: %s is gone, detaching the device", d->name, d->node->path);
+        d->vanished = true;
+        return true;
+}
+
+int node_first_write(struct df_node *n, void *userdata) {
+        struct manager_device *d = userdata;
+        struct df_originals o;
+        int r;
+
+        /* A file left by a crashed run is trusted over what that run left in sysfs. */
+        if (originals_get(d->manager->originals, n->path))
+                return 0;
+        r = df_node_read_originals(n, &o);
+        if (r < 0)
+                return log_error_errno(r, "%s: cannot read the original settings of %s: %m", d->name, n->path);
+        return originals_add(d->manager->originals, n->path, &o);
+}
+
+static int device_prepare(struct manager_device *d) {
+        int r;
+
+        r = df_node_prepare(d->node, d->dev->mode);
+        if (r < 0) {
+                if (!device_check_vanished(d, r))
+                        device_set_error(d, LOG_ERR, "%s", d->node->error[0] ? d->node->error : strerror(-r));
+                return r;
+        }
+        d->prepared = true;
+        return 0;
+}
+
+int device_open_load(struct manager_device *d) {
+        bool polls = df_device_polls(d->dev);
+        int r;
+
+        if (!polls) {
+                d->load = df_load_source_free(d->load);
+                return 0;
+        }
+        if (d->load)
+                return 0;
+        if (d->load_kind == DF_LOAD_NONE)
+                return -ENOMEDIUM;
+        r = df_load_source_open(
+                &d->manager->root, d->load_kind, d->load_path, d->node->cpus, d->node->n_cpus, &d->load);
+        if (r < 0)
+                return r;
+        return 0;
+}
+
+static uint64_t hash_mix(uint64_t h, uint64_t v) {
+        /* FNV-1a over the value's bytes; only compared with itself. */
+        for (int i = 0; i < 8; i++) {
+                h ^= (v >> (i * 8)) & 0xff;
+                h *= UINT64_C(0x100000001b3);
+        }
+        return h;
+}
+
+static void snapshot(struct manager_device *d, struct device_published *p, bool full) {
+        struct df_device *dev = d->dev;
+
+        *p = d->published;
+        p->current = dev->mode == DF_MODE_GOVERN ? dev->current : 0;
+        p->error_serial = d->error_serial;
+        p->mode = dev->mode;
+        if (!full)
+                return;
+
+        const uint64_t *usable;
+        size_t n;
+        uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+        p->governor = dev->mode == DF_MODE_GOVERN ? dev->governor.ops : NULL;
+        if (dev->mode == DF_MODE_CLAMP)
+                (void) df_node_kernel_governor(d->node, p->kernel_governor, sizeof(p->kernel_governor));
+        else
+                p->kernel_governor[0] = '\0';
+        df_device_get_range(dev, &p->min, &p->max);
+        df_device_get_usable(dev, &usable, &n);
+        for (size_t i = 0; i < n; i++)
+                h = hash_mix(h, usable[i]);
+        p->usable_hash = h;
+        h = UINT64_C(0xcbf29ce484222325);
+        for (size_t i = 0; i < dev->opps.n; i++)
+                h = hash_mix(hash_mix(h, dev->opps.opps[i].freq), dev->opps.opps[i].enabled);
+        p->opp_hash = h;
+        p->polling = manager_device_polling_ms(d);
+        for (int t = 0; t < _DF_QOS_TYPE_MAX; t++)
+                p->qos[t] = df_qos_read_value(&dev->qos, (enum df_qos_type) t);
+        memcpy(p->tunables, dev->governor.tunables, sizeof(p->tunables));
+}
+
+void device_publish(struct manager_device *d, bool full) {
+        struct device_published now, *was = &d->published;
+        const struct manager_listener *l = d->manager->listener;
+        unsigned mask = 0;
+
+        snapshot(d, &now, full);
+        if (now.current != was->current)
+                mask |= DEVICE_CHANGED_CURRENT_FREQUENCY;
+        if (now.error_serial != was->error_serial)
+                mask |= DEVICE_CHANGED_LAST_ERROR;
+        if (now.mode != was->mode)
+                mask |= DEVICE_CHANGED_MODE | DEVICE_CHANGED_AVAILABLE_GOVERNORS;
+        if (full) {
+                if (now.governor != was->governor || !streq(now.kernel_governor, was->kernel_governor))
+                        mask |= DEVICE_CHANGED_GOVERNOR | DEVICE_CHANGED_TUNABLES;
+                if (now.min != was->min || now.max != was->max)
+                        mask |= DEVICE_CHANGED_RANGE;
+                if (now.usable_hash != was->usable_hash)
+                        mask |= DEVICE_CHANGED_AVAILABLE_FREQUENCIES;
+                if (now.opp_hash != was->opp_hash)
+                        mask |= DEVICE_CHANGED_OPERATING_POINTS;
+                if (now.polling != was->polling)
+                        mask |= DEVICE_CHANGED_POLLING_INTERVAL;
+                if (memcmp(now.qos, was->qos, sizeof(now.qos)) != 0)
+                        mask |= DEVICE_CHANGED_QOS;
+                if (memcmp(now.tunables, was->tunables, sizeof(now.tunables)) != 0)
+                        mask |= DEVICE_CHANGED_TUNABLES;
+        }
+        *was = now;
+        if (mask && l && l->device_changed)
+                l->device_changed(d->manager, d, mask, d->manager->listener_userdata);
+}
+
+/* Another writer changed the applied-value attribute: log both values and overwrite. */
+static void check_foreign(struct manager_device *d) {
+        char a[DF_FREQ_STRING_MAX], b[DF_FREQ_STRING_MAX];
+        uint64_t seen;
+        int r;
+
+        if (d->manager->dry_run || d->dev->mode != DF_MODE_GOVERN || d->node->drive != DF_DRIVE_USERSPACE)
+                return;
+        r = df_node_check_foreign(d->node, &seen);
+        if (r < 0) {
+                if (!device_check_vanished(d, r))
+                        device_set_error(
+                                d, LOG_WARNING, "read %s/%s: %s", d->node->path,
+                                d->node->kind == DF_KIND_CPUFREQ ? "scaling_setspeed" : "userspace/set_freq",
+                                strerror(-r));
+                return;
+        }
+        if (r == 0)
+                return;
+        device_set_error(
+                d, LOG_WARNING, "%s was changed to %s by another writer (devfreqd wrote %s); overwriting",
+                d->node->kind == DF_KIND_CPUFREQ ? "scaling_setspeed" : "userspace/set_freq",
+                df_format_frequency(a, seen), df_format_frequency(b, d->node->written));
+        df_device_force_write(d->dev);
+}
+
+static void write_failed(struct manager_device *d, int r) {
+        if (device_check_vanished(d, r))
+                return;
+        device_set_error(d, LOG_ERR, "%s", d->node->error[0] ? d->node->error : strerror(-r));
+        /* The kernel governor is re-checked after a failed write: someone may have switched it. */
+        if (d->node->drive == DF_DRIVE_USERSPACE && df_node_check_kernel_governor(d->node) > 0) {
+                log_warning(
+                        "%s: the kernel governor was changed by another writer; selected userspace again",
+                        d->name);
+                df_device_force_write(d->dev);
+        }
+}
+
+void device_evaluate(struct manager_device *d, bool full_publish) {
+        struct df_evaluation ev;
+        int r;
+
+        d->pending = false;
+        if (d->vanished)
+                return;
+        if (!d->prepared && device_prepare(d) < 0) {
+                device_publish(d, full_publish);
+                return;
+        }
+        check_foreign(d);
+        if (d->vanished)
+                return;
+
+        r = df_device_evaluate(d->dev, now_usec(), &ev);
+        if (r < 0)
+                write_failed(d, r);
+        else if (ev.wrote && d->logged_error[0]) {
+                log_info("%s: writing works again", d->name);
+                d->logged_error[0] = '\0';
+        }
+        if (r > 0 && d->dev->mode == DF_MODE_GOVERN) {
+                char f[DF_FREQ_STRING_MAX];
+                log_debug("%s: %s", d->name, df_format_frequency(f, ev.applied));
+        }
+        if (ev.changed)
+                for (size_t i = 0; i < d->n_children; i++)
+                        device_evaluate(d->children[i], false);
+        device_publish(d, full_publish);
+}
+
+/* A poll tick: take a sample; a dropped sample keeps the frequency and decides nothing. */
+void device_poll(struct manager_device *d) {
+        uint64_t busy, total;
+        int r;
+
+        if (d->vanished || !d->load)
+                return;
+        r = df_load_source_sample(d->load, &busy, &total);
+        if (r < 0) {
+                if (!device_check_vanished(d, r))
+                        device_set_error(
+                                d, LOG_WARNING, "reading the load (%s%s%s) failed: %s",
+                                df_load_kind_to_string(d->load_kind), d->load_path ? ":" : "",
+                                strempty(d->load_path), strerror(-r));
+                return;
+        }
+        if (r == 0) {
+                log_debug("%s: no complete load sample this time", d->name);
+                return;
+        }
+        df_device_set_sample(d->dev, busy, total);
+        device_evaluate(d, false);
+}
+
+/* Re-evaluate at once if an event asked for it (the bus reply waits for this). */
+static void flush(struct manager_device *d) {
+        if (d->pending)
+                device_evaluate(d, true);
+        else
+                device_publish(d, true);
+        manager_detach_vanished(d->manager);
+}
+
+int manager_device_add_request(
+        struct manager_device *d, struct df_qos_request *req, enum df_qos_type type, uint64_t value) {
+        int r = df_qos_add_request(&d->dev->qos, req, type, value);
+
+        if (r < 0)
+                return r;
+        flush(d);
+        return 0;
+}
+
+int manager_device_update_request(struct manager_device *d, struct df_qos_request *req, uint64_t value) {
+        int r = df_qos_update_request(req, value);
+
+        if (r < 0)
+                return r;
+        flush(d);
+        return 0;
+}
+
+int manager_device_remove_request(struct manager_device *d, struct df_qos_request *req) {
+        int r = df_qos_remove_request(req);
+
+        if (r < 0)
+                return r;
+        flush(d);
+        return 0;
+}
+
+static void persist(struct manager_device *d, const char *key, const char *value, const char *config) {
+        int r = state_set(d->manager->state, d->name, key, value, config);
+
+        if (r < 0)
+                log_warning_errno(r, "%s: cannot remember the choice %s=%s: %m", d->name, key, value);
+}
+
+/* The configuration's value of a tunable, "-" when it sets none. */
+static const char *config_tunable(const struct manager_device *d, const char *name, char *buf, size_t size) {
+        const struct df_config_device *cd = d->configured ? df_config_find_device(d->manager->config, d->name) :
+                                                            NULL;
+
+        for (size_t i = 0; cd && i < cd->n_tunables; i++)
+                if (streq(cd->tunables[i].name, name)) {
+                        snprintf(buf, size, "%" PRIu32, cd->tunables[i].value);
+                        return buf;
+                }
+        return "-";
+}
+
+static const char *config_opp(const struct manager_device *d, uint64_t freq) {
+        const struct df_config_device *cd = d->configured ? df_config_find_device(d->manager->config, d->name) :
+                                                            NULL;
+
+        for (size_t i = 0; cd && i < cd->n_opp_disabled; i++)
+                if (cd->opp_disabled[i].freq == freq)
+                        return "disabled";
+        return "enabled";
+}
+
+static int switch_governor(struct manager_device *d, const struct df_governor_ops *ops) {
+        const struct df_governor_ops *old = d->dev->governor.ops;
+        int r;
+
+        if (ops->polls && d->load_kind == DF_LOAD_NONE)
+                return -ENOMEDIUM;
+        if (ops == &df_governor_passive && !d->dev->parent)
+                return -ENOLINK;
+        r = df_device_set_governor(d->dev, ops);
+        if (r < 0)
+                return r;
+        r = device_open_load(d);
+        if (r < 0) {
+                (void) df_device_set_governor(d->dev, old);
+                (void) device_open_load(d);
+                return r;
+        }
+        manager_regroup(d->manager);
+        return 0;
+}
+
+/* Clamp mode: the kernel's governor, checked against the node's list, written at once. */
+int manager_device_set_governor_kernel(struct manager_device *d, const char *name) {
+        char current[DF_ATTR_VALUE_MAX];
+        int r;
+
+        if (df_node_kernel_governor(d->node, current, sizeof(current)) >= 0 && streq(current, name))
+                return 0;
+        r = df_node_set_kernel_governor(d->node, name);
+        if (r < 0)
+                return r;
+        log_info("%s: kernel governor set to %s", d->name, name);
+        return 1;
+}
+
+int manager_device_set_governor(struct manager_device *d, const char *name) {
+        char config[DF_ATTR_VALUE_MAX + 16];
+        int r;
+
+        config_value_for_governor(d, config, sizeof(config));
+        if (d->dev->mode == DF_MODE_CLAMP) {
+                r = manager_device_set_governor_kernel(d, name);
+                if (r <= 0)
+                        return r;
+        } else {
+                const struct df_governor_ops *ops = df_governor_find(name);
+
+                if (!ops)
+                        return -EINVAL;
+                if (ops == d->dev->governor.ops)
+                        return 0;
+                r = switch_governor(d, ops);
+                if (r < 0)
+                        return r;
+                log_info("%s: governor set to %s", d->name, name);
+                (void) state_forget(d->manager->state, d->name, "tunable:");
+                (void) state_forget(d->manager->state, d->name, "frequency");
+                device_evaluate(d, true);
+        }
+        persist(d, "governor", name, config);
+        device_publish(d, true);
+        manager_detach_vanished(d->manager);
+        return 0;
+}
+
+int manager_device_set_frequency(struct manager_device *d, uint64_t freq) {
+        char value[32];
+
+        if (d->dev->mode != DF_MODE_GOVERN || d->dev->governor.ops != &df_governor_userspace)
+                return -EOPNOTSUPP;
+        df_governor_userspace_set(&d->dev->governor, freq);
+        snprintf(value, sizeof(value), "%" PRIu64, freq);
+        persist(d, "frequency", value, d->config_initial);
+        device_evaluate(d, true);
+        manager_detach_vanished(d->manager);
+        return 0;
+}
+
+int manager_device_set_tunable(struct manager_device *d, const char *name, uint32_t value) {
+        char key[96], v[16], buf[16];
+        int r;
+
+        if (d->dev->mode != DF_MODE_GOVERN)
+                return -EOPNOTSUPP;
+        r = df_governor_set_tunable(&d->dev->governor, name, value);
+        if (r < 0)
+                return r;
+        snprintf(key, sizeof(key), "tunable:%s", name);
+        snprintf(v, sizeof(v), "%" PRIu32, value);
+        persist(d, key, v, config_tunable(d, name, buf, sizeof(buf)));
+        d->pending = true;
+        flush(d);
+        return 0;
+}
+
+int manager_device_set_operating_point(struct manager_device *d, uint64_t freq, bool enabled) {
+        char key[48];
+        int r;
+
+        r = df_device_set_opp_enabled(d->dev, freq, enabled);
+        if (r < 0)
+                return r;
+        snprintf(key, sizeof(key), "opp:%" PRIu64, freq);
+        persist(d, key, enabled ? "enabled" : "disabled", config_opp(d, freq));
+        flush(d);
+        return 0;
+}
+
+int manager_device_get_statistics(
+        struct manager_device *d, uint64_t **ret_freqs, uint64_t **ret_time_ms, uint64_t **ret_trans,
+        size_t *ret_n, uint64_t *ret_total) {
+        const struct df_stats *s = &d->dev->stats;
+        _cleanup_free_ uint64_t *freqs = NULL, *trans = NULL, *ms = NULL;
+        int r;
+
+        if (d->dev->mode == DF_MODE_CLAMP)
+                return df_node_read_kernel_stats(d->node, ret_freqs, ret_time_ms, ret_trans, ret_n, ret_total);
+
+        freqs = malloc(s->n * sizeof(uint64_t));
+        trans = malloc(s->n * s->n * sizeof(uint64_t));
+        if (!freqs || !trans)
+                return -ENOMEM;
+        r = df_stats_time_ms(s, now_usec(), &ms);
+        if (r < 0)
+                return r;
+        memcpy(freqs, s->freqs, s->n * sizeof(uint64_t));
+        memcpy(trans, s->trans, s->n * s->n * sizeof(uint64_t));
+        *ret_freqs = TAKE_PTR(freqs);
+        *ret_time_ms = TAKE_PTR(ms);
+        *ret_trans = TAKE_PTR(trans);
+        *ret_n = s->n;
+        *ret_total = s->total;
+        return 0;
+}
+
+int manager_device_reset_statistics(struct manager_device *d) {
+        if (d->dev->mode == DF_MODE_CLAMP)
+                return df_node_reset_kernel_stats(d->node);
+        df_stats_reset(&d->dev->stats, now_usec());
+        return 0;
+}
+
+uint64_t manager_device_current_frequency(struct manager_device *d) {
+        uint64_t f;
+
+        if (d->dev->mode == DF_MODE_GOVERN)
+                return d->dev->current;
+        if (df_node_read_current(d->node, &f) < 0)
+                return d->dev->current;
+        return f;
+}
+
+const char *manager_device_governor(const struct manager_device *d) {
+        if (d->dev->mode == DF_MODE_GOVERN)
+                return d->dev->governor.ops->name;
+        return d->published.kernel_governor;
+}
+
+int manager_device_available_governors(struct manager_device *d, char ***ret, size_t *ret_n) {
+        char **v;
+
+        if (d->dev->mode == DF_MODE_CLAMP)
+                return df_node_kernel_governors(d->node, ret, ret_n);
+        v = calloc(df_governors_count + 1, sizeof(char *));
+        if (!v)
+                return -ENOMEM;
+        for (size_t i = 0; i < df_governors_count; i++) {
+                v[i] = strdup(df_governors[i]->name);
+                if (!v[i]) {
+                        for (size_t j = 0; j < i; j++)
+                                free(v[j]);
+                        free(v);
+                        return -ENOMEM;
+                }
+        }
+        *ret = v;
+        *ret_n = df_governors_count;
+        return 0;
+}
+
+uint64_t manager_device_polling_ms(const struct manager_device *d) {
+        return df_device_polls(d->dev) ? d->polling_usec / 1000 : 0;
+}
+
+/* Persisted choices: applied unless the configuration's value for the key changed since. */
+int device_apply_state(struct manager_device *d) {
+        struct state *s = d->manager->state;
+        char config[DF_ATTR_VALUE_MAX + 16], buf[16];
+        const struct state_choice *c;
+        uint64_t f;
+        uint32_t v;
+
+        config_value_for_governor(d, config, sizeof(config));
+        c = state_get(s, d->name, "governor");
+        if (c && !streq(c->config, config)) {
+                log_info("%s: the configured governor changed; forgetting the saved choice %s", d->name, c->value);
+                (void) state_forget(s, d->name, "governor");
+                (void) state_forget(s, d->name, "tunable:");
+                (void) state_forget(s, d->name, "frequency");
+        } else if (c) {
+                if (d->dev->mode == DF_MODE_CLAMP) {
+                        if (df_node_set_kernel_governor(d->node, c->value) < 0)
+                                log_warning(
+                                        "%s: cannot restore the saved kernel governor %s", d->name, c->value);
+                } else {
+                        const struct df_governor_ops *ops = df_governor_find(c->value);
+                        if (!ops || (ops != d->dev->governor.ops && switch_governor(d, ops) < 0))
+                                log_warning("%s: cannot restore the saved governor %s", d->name, c->value);
+                }
+        }
+
+        for (size_t i = 0; i < s->n; i++) {
+                const struct state_choice *t = &s->choices[i];
+                const char *name;
+
+                if (!streq(t->device, d->name) || strncmp(t->key, "tunable:", 8) != 0)
+                        continue;
+                name = t->key + 8;
+                if (streq(t->config, config_tunable(d, name, buf, sizeof(buf))) &&
+                    df_safe_atou32(t->value, &v) >= 0 && d->dev->mode == DF_MODE_GOVERN &&
+                    df_governor_set_tunable(&d->dev->governor, name, v) >= 0)
+                        continue;
+                log_info("%s: forgetting the saved tunable %s=%s", d->name, name, t->value);
+                (void) state_forget(s, d->name, t->key);
+                i--;
+        }
+
+        c = state_get(s, d->name, "frequency");
+        if (c) {
+                if (streq(c->config, d->config_initial) && df_safe_atou64(c->value, &f) >= 0 &&
+                    d->dev->governor.ops == &df_governor_userspace)
+                        df_governor_userspace_set(&d->dev->governor, f);
+                else
+                        (void) state_forget(s, d->name, "frequency");
+        }
+
+        for (size_t i = 0; i < s->n; i++) {
+                const struct state_choice *o = &s->choices[i];
+
+                if (!streq(o->device, d->name) || strncmp(o->key, "opp:", 4) != 0)
+                        continue;
+                if (df_safe_atou64(o->key + 4, &f) >= 0 && streq(o->config, config_opp(d, f)) &&
+                    df_device_set_opp_enabled(d->dev, f, streq(o->value, "enabled")) >= 0)
+                        continue;
+                (void) state_forget(s, d->name, o->key);
+                i--;
+        }
+        return 0;
+}
+
+/* Phase two of attaching: the first writes (originals recorded just before), state, evaluation. */
+int device_activate(struct manager_device *d) {
+        d->node->first_write = node_first_write;
+        d->node->first_write_userdata = d;
+        d->node->dry_run = d->manager->dry_run;
+        df_device_set_backend(d->dev, &df_node_backend_ops, d->node);
+        df_device_set_event_handler(d->dev, device_event, d);
+        if (device_prepare(d) >= 0 && d->dev->mode == DF_MODE_CLAMP && d->clamp_governor) {
+                int r = manager_device_set_governor_kernel(d, d->clamp_governor);
+                if (r < 0)
+                        device_set_error(d, LOG_ERR, "%s", d->node->error[0] ? d->node->error : strerror(-r));
+        }
+        (void) device_apply_state(d);
+        (void) device_open_load(d);
+        device_evaluate(d, true);
+        return 0;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What the manager's files share and nobody else sees. */
+#pragma once
+
+#include <stdarg.h>
+
+#include "manager.h"
+
+/* manager-device.c */
+void device_event(struct df_device *dev, void *userdata);
+void device_evaluate(struct manager_device *d, bool full_publish);
+void device_poll(struct manager_device *d);
+void device_publish(struct manager_device *d, bool full);
+void device_set_error(struct manager_device *d, int level, const char *fmt, ...) _printf_(3, 4);
+int device_activate(struct manager_device *d);
+int device_apply_state(struct manager_device *d);
+int device_open_load(struct manager_device *d);
+struct manager_device *device_free(struct manager_device *d);
+int node_first_write(struct df_node *n, void *userdata);
+int manager_device_set_governor_kernel(struct manager_device *d, const char *name);
+
+/* manager-build.c: turn the configuration into devices without writing anything */
+int build_devices(
+        struct manager *m, const struct df_config *c, struct manager_device ***ret, size_t *ret_n,
+        struct df_config_errors *errors);
+void free_devices(struct manager_device **v, size_t n);
+void config_value_for_governor(const struct manager_device *d, char *buf, size_t size);
+void errors_add(struct df_config_errors *e, const struct df_location *loc, const char *fmt, ...) _printf_(3, 4);
+
+/* manager.c */
+void manager_regroup(struct manager *m);
+void manager_detach_vanished(struct manager *m);

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The manager's work without an event loop: --check-config and --restore. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "logging.h"
+#include "manager-internal.h"
+#include "units.h"
+
+static void print_device(FILE *out, struct manager_device *d) {
+        struct df_device *dev = d->dev;
+        char a[DF_FREQ_STRING_MAX], b[DF_FREQ_STRING_MAX], v[DF_VOLTAGE_STRING_MAX], t[DF_DURATION_STRING_MAX];
+        uint64_t min, max;
+
+        df_device_get_range(dev, &min, &max);
+        fprintf(out, "%s\n", d->name);
+        fprintf(out, "  kind:     %s%s\n", df_kind_to_string(d->node->kind),
+                d->configured ? "" : " (autodiscovered)");
+        fprintf(out, "  mode:     %s\n", df_mode_to_string(dev->mode));
+        fprintf(out, "  path:     %s\n", d->node->path);
+        if (dev->mode == DF_MODE_GOVERN) {
+                const struct df_governor_ops *ops = dev->governor.ops;
+                fprintf(out, "  governor: %s", ops->name);
+                for (size_t i = 0; i < ops->n_tunables; i++)
+                        fprintf(out, "%s%s=%" PRIu32, i ? " " : " (", ops->tunables[i].name,
+                                dev->governor.tunables[i]);
+                fprintf(out, "%s\n", ops->n_tunables ? ")" : "");
+                if (ops->polls)
+                        fprintf(out, "  polling:  %s\n", df_format_duration(t, d->polling_usec));
+                if (d->parent_name)
+                        fprintf(out, "  parent:   %s\n", d->parent_name);
+        } else
+                fprintf(out, "  governor: %s (the kernel's)\n",
+                        d->clamp_governor ? d->clamp_governor : "unchanged");
+        fprintf(out, "  range:    %s - %s\n", df_format_frequency(a, min), df_format_frequency(b, max));
+        fprintf(out, "  load:     %s%s%s\n", df_load_kind_to_string(d->load_kind), d->load_path ? ":" : "",
+                strempty(d->load_path));
+        fprintf(out, "  points:  ");
+        for (size_t i = 0; i < dev->opps.n; i++) {
+                const struct df_opp *o = &dev->opps.opps[i];
+                fprintf(out, "%s %s", i ? "," : "", df_format_frequency(a, o->freq));
+                if (o->microvolt)
+                        fprintf(out, " %s", df_format_voltage(v, o->microvolt));
+                if (o->latency_us)
+                        fprintf(out, " latency %s", df_format_duration(t, o->latency_us));
+                if (!o->enabled)
+                        fprintf(out, " (disabled)");
+        }
+        fprintf(out, "\n");
+}
+
+int manager_check_config(const struct manager_options *o, FILE *out) {
+        struct df_config_errors errors = {};
+        struct manager_device **devices = NULL;
+        struct df_config *c = NULL;
+        struct manager m = { .dry_run = true, .root = { .fd = -EBADF } };
+        size_t n = 0;
+        int r;
+
+        r = df_root_open(o->root, &m.root);
+        if (r < 0)
+                return log_error_errno(r, "Cannot open the root directory %s: %m", o->root);
+        r = df_config_load(o->config_file, o->config_dir, &c, &errors);
+        if (r >= 0)
+                r = build_devices(&m, c, &devices, &n, &errors);
+        for (size_t i = 0; i < errors.n; i++)
+                log_error("%s", errors.messages[i]);
+        if (errors.dropped)
+                log_error("... and %zu more errors", errors.dropped);
+        if (r >= 0) {
+                m.config = c;
+                for (size_t i = 0; i < n; i++)
+                        print_device(out, devices[i]);
+                fprintf(out, "%zu device%s, configuration OK\n", n, n == 1 ? "" : "s");
+        } else if (r != -EINVAL)
+                log_error_errno(r, "Checking the configuration failed: %m");
+        free_devices(devices, n);
+        df_config_free(c);
+        df_config_errors_done(&errors);
+        df_root_close(&m.root);
+        return r < 0 ? -EINVAL : 0;
+}
+
+int manager_restore_originals_file(const struct manager_options *o) {
+        struct originals *orig = NULL;
+        struct df_root root = { .fd = -EBADF };
+        size_t failed = 0;
+        int r;
+
+        r = df_root_open(o->root, &root);
+        if (r < 0)
+                return log_error_errno(r, "Cannot open the root directory %s: %m", o->root);
+        r = originals_load(o->runtime_dir, &orig);
+        if (r < 0) {
+                df_root_close(&root);
+                return r;
+        }
+        if (orig->n == 0)
+                log_info("Nothing to restore: no original settings recorded in %s", o->runtime_dir);
+        while (orig->n > failed) {
+                struct originals_entry *e = &orig->entries[failed];
+                struct df_node *n = NULL;
+
+                r = df_node_open(&root, e->path, &n);
+                if (r >= 0)
+                        r = df_node_restore(n, &e->values);
+                if (r < 0) {
+                        log_error_errno(
+                                r, "%s: restoring the original settings failed: %s", e->path,
+                                n && n->error[0] ? n->error : strerror(-r));
+                        df_node_free(n);
+                        failed++;
+                        continue;
+                }
+                log_info("%s: original settings restored", e->path);
+                df_node_free(n);
+                (void) originals_remove(orig, e->path);
+        }
+        originals_free(orig);
+        df_root_close(&root);
+        return failed ? -EIO : 0;
+}

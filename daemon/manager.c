@@ -1,0 +1,524 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The manager's life: start, reload (validate everything, then swap), polling groups with one
+ * timer per interval, detaching vanished devices, restoring originals. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "logging.h"
+#include "manager-internal.h"
+#include "units.h"
+
+int manager_new(sd_event *event, const struct manager_options *o, struct manager **ret) {
+        struct manager *m;
+        int r;
+
+        m = calloc(1, sizeof(*m));
+        if (!m)
+                return -ENOMEM;
+        m->event = sd_event_ref(event);
+        m->root.fd = -EBADF;
+        m->dry_run = o->dry_run;
+        m->config_file = strdup(o->config_file);
+        m->config_dir = o->config_dir ? strdup(o->config_dir) : NULL;
+        m->runtime_dir = strdup(o->runtime_dir);
+        m->state_dir = strdup(o->state_dir);
+        if (!m->config_file || (o->config_dir && !m->config_dir) || !m->runtime_dir || !m->state_dir) {
+                manager_free(m);
+                return -ENOMEM;
+        }
+        r = df_root_open(o->root, &m->root);
+        if (r < 0) {
+                log_error_errno(r, "Cannot open the root directory %s: %m", o->root);
+                manager_free(m);
+                return r;
+        }
+        r = originals_load(m->runtime_dir, &m->originals);
+        if (r >= 0)
+                r = state_load(m->state_dir, m->dry_run, &m->state);
+        if (r < 0) {
+                manager_free(m);
+                return r;
+        }
+        *ret = m;
+        return 0;
+}
+
+static void group_free(struct poll_group *g) {
+        sd_event_source_disable_unref(g->timer);
+        free(g->devices);
+        free(g);
+}
+
+struct manager *manager_free(struct manager *m) {
+        if (!m)
+                return NULL;
+        for (size_t i = 0; i < m->n_groups; i++)
+                group_free(m->groups[i]);
+        free(m->groups);
+        free_devices(m->devices, m->n_devices);
+        df_config_free(m->config);
+        originals_free(m->originals);
+        state_free(m->state);
+        df_root_close(&m->root);
+        sd_event_unref(m->event);
+        free(m->config_file);
+        free(m->config_dir);
+        free(m->runtime_dir);
+        free(m->state_dir);
+        free(m);
+        return NULL;
+}
+
+void manager_set_listener(struct manager *m, const struct manager_listener *l, void *userdata) {
+        m->listener = l;
+        m->listener_userdata = userdata;
+}
+
+struct manager_device *manager_find_device(const struct manager *m, const char *name) {
+        size_t lo = 0, hi = m->n_devices;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                int c = strcmp(m->devices[mid]->name, name);
+                if (c == 0)
+                        return m->devices[mid];
+                if (c < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return NULL;
+}
+
+/* --- polling groups ----------------------------------------------------------------------- */
+
+static int on_group_tick(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct poll_group *g = userdata;
+        struct manager *m = g->manager;
+
+        for (size_t i = 0; i < g->n_devices; i++)
+                device_poll(g->devices[i]);
+
+        /* Keep the schedule, unless we fell behind by more than a period (suspend, overload). */
+        g->next += g->interval;
+        if (g->next <= usec)
+                g->next = usec + g->interval;
+        (void) sd_event_source_set_time(s, g->next);
+        (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+
+        /* May free this group: nothing may touch `g` afterwards. */
+        manager_detach_vanished(m);
+        return 0;
+}
+
+static struct poll_group *group_get(struct manager *m, uint64_t interval) {
+        struct poll_group *g, **ng;
+        int r;
+
+        for (size_t i = 0; i < m->n_groups; i++)
+                if (m->groups[i]->interval == interval)
+                        return m->groups[i];
+
+        g = calloc(1, sizeof(*g));
+        ng = realloc(m->groups, (m->n_groups + 1) * sizeof(*ng));
+        if (!g || !ng) {
+                free(g);
+                if (ng)
+                        m->groups = ng;
+                return NULL;
+        }
+        m->groups = ng;
+        g->manager = m;
+        g->interval = interval;
+        g->next = now_usec() + interval;
+        r = sd_event_add_time(
+                m->event, &g->timer, CLOCK_MONOTONIC, g->next, MAX(UINT64_C(1000), interval / 100),
+                on_group_tick, g);
+        if (r < 0) {
+                log_error_errno(r, "Cannot add a %" PRIu64 " us timer: %m", interval);
+                free(g);
+                return NULL;
+        }
+        (void) sd_event_source_set_description(g->timer, "poll-group");
+        m->groups[m->n_groups++] = g;
+        return g;
+}
+
+void manager_regroup(struct manager *m) {
+        size_t kept = 0;
+
+        for (size_t i = 0; i < m->n_groups; i++)
+                m->groups[i]->n_devices = 0;
+        for (size_t i = 0; i < m->n_devices; i++) {
+                struct manager_device *d = m->devices[i];
+                struct poll_group *g;
+                struct manager_device **nv;
+
+                d->group = NULL;
+                if (d->vanished || !d->load || !df_device_polls(d->dev))
+                        continue;
+                g = group_get(m, d->polling_usec);
+                if (!g)
+                        continue;
+                nv = realloc(g->devices, (g->n_devices + 1) * sizeof(*nv));
+                if (!nv) {
+                        log_oom();
+                        continue;
+                }
+                g->devices = nv;
+                g->devices[g->n_devices++] = d;
+                d->group = g;
+        }
+        /* No polling device at an interval: no timer for it at all. */
+        for (size_t i = 0; i < m->n_groups; i++) {
+                if (m->groups[i]->n_devices == 0)
+                        group_free(m->groups[i]);
+                else
+                        m->groups[kept++] = m->groups[i];
+        }
+        m->n_groups = kept;
+}
+
+/* --- attaching, detaching ----------------------------------------------------------------- */
+
+/* Parents before children, and the children lists, over the final device list. */
+static void link_passive(struct manager *m) {
+        for (size_t i = 0; i < m->n_devices; i++) {
+                free(m->devices[i]->children);
+                m->devices[i]->children = NULL;
+                m->devices[i]->n_children = 0;
+                m->devices[i]->dev->parent = NULL;
+        }
+        for (size_t i = 0; i < m->n_devices; i++) {
+                struct manager_device *d = m->devices[i], *p, **nv;
+
+                if (!d->parent_name)
+                        continue;
+                p = manager_find_device(m, d->parent_name);
+                if (!p || p == d)
+                        continue;
+                nv = realloc(p->children, (p->n_children + 1) * sizeof(*nv));
+                if (!nv) {
+                        log_oom();
+                        continue;
+                }
+                p->children = nv;
+                p->children[p->n_children++] = d;
+                d->dev->parent = p->dev;
+        }
+}
+
+static void activate_all(struct manager *m, struct manager_device **fresh, size_t n_fresh) {
+        bool *done = calloc(n_fresh, sizeof(bool));
+        size_t left = n_fresh;
+
+        if (!done) {
+                log_oom();
+                return;
+        }
+        /* Parents first: a passive child starts from its parent's frequency. */
+        while (left > 0) {
+                size_t before = left;
+                for (size_t i = 0; i < n_fresh; i++) {
+                        struct manager_device *d = fresh[i], *p;
+                        if (done[i])
+                                continue;
+                        p = d->parent_name ? manager_find_device(m, d->parent_name) : NULL;
+                        if (p && p != d) {
+                                bool parent_pending = false;
+                                for (size_t j = 0; j < n_fresh; j++)
+                                        parent_pending = parent_pending || (fresh[j] == p && !done[j]);
+                                if (parent_pending && before == left)
+                                        continue;
+                        }
+                        (void) device_activate(d);
+                        done[i] = true;
+                        left--;
+                }
+                if (left == before)
+                        break;
+        }
+        free(done);
+}
+
+static void restore_device(struct manager *m, struct manager_device *d) {
+        const struct df_originals *o;
+        int r;
+
+        if (m->dry_run)
+                return;
+        o = originals_get(m->originals, d->node->path);
+        if (!o)
+                return;
+        r = df_node_restore(d->node, o);
+        if (r < 0) {
+                log_error_errno(
+                        r, "%s: restoring the original settings of %s failed: %s", d->name, d->node->path,
+                        d->node->error[0] ? d->node->error : strerror(-r));
+                return;
+        }
+        log_info("%s: original settings restored", d->name);
+        (void) originals_remove(m->originals, d->node->path);
+        d->prepared = false;
+}
+
+static void remove_device(struct manager *m, struct manager_device *d, bool restore) {
+        if (m->listener && m->listener->device_removing)
+                m->listener->device_removing(m, d, m->listener_userdata);
+        if (restore)
+                restore_device(m, d);
+        else if (!m->dry_run)
+                (void) originals_remove(m->originals, d->node->path); /* gone with its directory */
+        device_free(d);
+}
+
+void manager_detach_vanished(struct manager *m) {
+        size_t kept = 0, before = m->n_devices;
+
+        for (size_t i = 0; i < m->n_devices; i++) {
+                struct manager_device *d = m->devices[i];
+                if (!d->vanished) {
+                        m->devices[kept++] = d;
+                        continue;
+                }
+                remove_device(m, d, false);
+        }
+        if (kept == before)
+                return;
+        m->n_devices = kept;
+        link_passive(m);
+        manager_regroup(m);
+        if (m->listener && m->listener->devices_changed)
+                m->listener->devices_changed(m, m->listener_userdata);
+}
+
+/* Originals left by a run that did not restore them, for nodes this configuration does not drive. */
+static void restore_strays(struct manager *m) {
+        for (size_t i = 0; !m->dry_run && i < m->originals->n;) {
+                struct originals_entry *e = &m->originals->entries[i];
+                struct df_node *n = NULL;
+                bool claimed = false;
+
+                for (size_t j = 0; j < m->n_devices && !claimed; j++)
+                        claimed = streq(m->devices[j]->node->path, e->path);
+                if (claimed) {
+                        i++;
+                        continue;
+                }
+                if (df_node_open(&m->root, e->path, &n) >= 0 && df_node_restore(n, &e->values) >= 0)
+                        log_info("%s: original settings restored (left by an earlier run)", e->path);
+                else
+                        log_warning("%s: cannot restore the original settings left by an earlier run", e->path);
+                df_node_free(n);
+                (void) originals_remove(m->originals, e->path);
+        }
+}
+
+static void log_errors(const struct df_config_errors *e) {
+        for (size_t i = 0; i < e->n; i++)
+                log_error("%s", e->messages[i]);
+        if (e->dropped)
+                log_error("... and %zu more errors", e->dropped);
+}
+
+static char *errors_join(const struct df_config_errors *e) {
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+
+        if (!f)
+                return NULL;
+        for (size_t i = 0; i < e->n; i++)
+                fprintf(f, "%s%s", i ? "\n" : "", e->messages[i]);
+        if (e->dropped)
+                fprintf(f, "\n... and %zu more errors", e->dropped);
+        if (fclose(f) != 0) {
+                free(text);
+                return NULL;
+        }
+        return text;
+}
+
+static int load_and_build(
+        struct manager *m, struct df_config **ret_config, struct manager_device ***ret_devices, size_t *ret_n,
+        struct df_config_errors *errors) {
+        struct df_config *c = NULL;
+        int r;
+
+        r = df_config_load(m->config_file, m->config_dir, &c, errors);
+        if (r < 0)
+                return r;
+        /* The devices' accessors consult the configuration they were built from. */
+        r = build_devices(m, c, ret_devices, ret_n, errors);
+        if (r < 0) {
+                df_config_free(c);
+                return r;
+        }
+        *ret_config = c;
+        return 0;
+}
+
+int manager_start(struct manager *m) {
+        struct df_config_errors errors = {};
+        int r;
+
+        r = load_and_build(m, &m->config, &m->devices, &m->n_devices, &errors);
+        if (r < 0) {
+                log_errors(&errors);
+                df_config_errors_done(&errors);
+                return r == -ENOMEM ? log_oom() : r;
+        }
+        df_config_errors_done(&errors);
+        restore_strays(m);
+        link_passive(m);
+        activate_all(m, m->devices, m->n_devices);
+        manager_regroup(m);
+        manager_detach_vanished(m);
+        if (m->listener && m->listener->devices_changed)
+                m->listener->devices_changed(m, m->listener_userdata);
+        return 0;
+}
+
+static void move_requests(struct df_device *from, struct df_device *to) {
+        for (int t = 0; t < _DF_QOS_TYPE_MAX; t++) {
+                struct df_qos_list *l = &from->qos.lists[t];
+                while (l->n > 0) {
+                        struct df_qos_request *req = l->heap[l->n - 1];
+                        uint64_t value = req->value;
+                        (void) df_qos_remove_request(req);
+                        if (df_qos_add_request(&to->qos, req, (enum df_qos_type) t, value) < 0)
+                                log_oom();
+                }
+        }
+}
+
+static bool same_table(const struct df_device *a, const struct df_device *b) {
+        return a->n_table == b->n_table && memcmp(a->table, b->table, a->n_table * sizeof(uint64_t)) == 0;
+}
+
+/* A device that stays across a reload keeps its object (requests point at it), node, requests,
+ * frequency in force, last sample and, when the table is the same, its statistics. */
+static void keep_device(struct manager *m, struct manager_device *old, struct manager_device *fresh) {
+        struct df_device *dev = fresh->dev;
+        struct df_load_source *load = fresh->load;
+
+        if (old->dev->mode != dev->mode)
+                restore_device(m, old); /* give the kernel its own settings back before the new mode */
+
+        move_requests(old->dev, dev);
+        if (same_table(old->dev, dev)) {
+                struct df_stats s = dev->stats;
+                dev->stats = old->dev->stats;
+                old->dev->stats = s;
+        }
+        df_device_set_current(dev, old->dev->current);
+        if (old->dev->has_sample)
+                df_device_set_sample(dev, old->dev->busy, old->dev->total);
+
+        fresh->dev = old->dev;
+        fresh->load = old->load;
+        old->dev = dev;
+        old->load = load;
+        old->configured = fresh->configured;
+        old->load_kind = fresh->load_kind;
+        old->polling_usec = fresh->polling_usec;
+        old->prepared = false;
+        SWAP_PTR(old->load_path, fresh->load_path);
+        SWAP_PTR(old->parent_name, fresh->parent_name);
+        SWAP_PTR(old->config_governor, fresh->config_governor);
+        SWAP_PTR(old->config_initial, fresh->config_initial);
+        SWAP_PTR(old->clamp_governor, fresh->clamp_governor);
+        device_free(fresh);
+}
+
+int manager_reload(struct manager *m, char **ret_error) {
+        struct df_config_errors errors = {};
+        struct df_config *c = NULL;
+        struct manager_device **fresh = NULL, **activate = NULL;
+        size_t n_fresh = 0, n_activate = 0;
+        int r;
+
+        r = load_and_build(m, &c, &fresh, &n_fresh, &errors);
+        if (r < 0) {
+                log_error("Reloading the configuration failed; the old one stays in force:");
+                log_errors(&errors);
+                if (ret_error)
+                        *ret_error = r == -ENOMEM ? strdup("out of memory") : errors_join(&errors);
+                df_config_errors_done(&errors);
+                return r;
+        }
+        df_config_errors_done(&errors);
+
+        /* From here on nothing can fail for configuration reasons. */
+        activate = calloc(n_fresh ? n_fresh : 1, sizeof(*activate));
+        if (!activate) {
+                free_devices(fresh, n_fresh);
+                df_config_free(c);
+                return log_oom();
+        }
+        for (size_t i = 0; i < m->n_devices; i++) {
+                struct manager_device *old = m->devices[i], *match = NULL;
+                for (size_t j = 0; j < n_fresh && !match; j++)
+                        if (streq(fresh[j]->name, old->name) && streq(fresh[j]->node->path, old->node->path))
+                                match = fresh[j];
+                if (!match) {
+                        log_info("%s: no longer configured, releasing it", old->name);
+                        remove_device(m, old, true);
+                        m->devices[i] = NULL;
+                }
+        }
+        for (size_t j = 0; j < n_fresh; j++) {
+                struct manager_device *old = NULL;
+                for (size_t i = 0; i < m->n_devices && !old; i++)
+                        if (m->devices[i] && streq(m->devices[i]->name, fresh[j]->name))
+                                old = m->devices[i];
+                if (old) {
+                        keep_device(m, old, fresh[j]);
+                        fresh[j] = old;
+                }
+                activate[n_activate++] = fresh[j];
+        }
+
+        free(m->devices);
+        m->devices = fresh;
+        m->n_devices = n_fresh;
+        df_config_free(m->config);
+        m->config = c;
+
+        link_passive(m);
+        activate_all(m, activate, n_activate);
+        free(activate);
+        manager_regroup(m);
+        manager_detach_vanished(m);
+        if (m->listener && m->listener->devices_changed)
+                m->listener->devices_changed(m, m->listener_userdata);
+        log_info("Configuration reloaded: %zu devices", m->n_devices);
+        return 0;
+}
+
+int manager_restore_all(struct manager *m) {
+        for (size_t i = 0; i < m->n_groups; i++)
+                (void) sd_event_source_set_enabled(m->groups[i]->timer, SD_EVENT_OFF);
+        for (size_t i = 0; i < m->n_devices; i++)
+                restore_device(m, m->devices[i]);
+        return 0;
+}
+
+char *manager_status(const struct manager *m) {
+        size_t govern = 0, polling = 0;
+        char *s;
+
+        for (size_t i = 0; i < m->n_devices; i++) {
+                govern += m->devices[i]->dev->mode == DF_MODE_GOVERN;
+                polling += m->devices[i]->group != NULL;
+        }
+        if (asprintf(
+                    &s, "%s%zu devices (%zu govern, %zu clamp), %zu polling", m->dry_run ? "Dry run: " : "",
+                    m->n_devices, govern, m->n_devices - govern, polling) < 0)
+                return NULL;
+        return s;
+}

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The device manager: turns configuration into devices, drives them from sd-event timers, keeps
+ * originals and persisted choices, and reports changes through a listener. It knows no bus. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <systemd/sd-event.h>
+
+#include "config.h"
+#include "device.h"
+#include "load.h"
+#include "node.h"
+#include "originals.h"
+#include "state.h"
+#include "sysfs.h"
+
+struct manager;
+struct manager_device;
+
+/* Published properties of a device that changed (for PropertiesChanged). */
+enum {
+        DEVICE_CHANGED_GOVERNOR = 1u << 0, /* Governor, AvailableGovernors, Tunables, PollingInterval */
+        DEVICE_CHANGED_MODE = 1u << 1,
+        DEVICE_CHANGED_RANGE = 1u << 2, /* MinFrequency, MaxFrequency */
+        DEVICE_CHANGED_AVAILABLE_FREQUENCIES = 1u << 3,
+        DEVICE_CHANGED_OPERATING_POINTS = 1u << 4,
+        DEVICE_CHANGED_POLLING_INTERVAL = 1u << 5,
+        DEVICE_CHANGED_QOS = 1u << 6, /* QosMinFrequency, QosMaxFrequency, QosLatency */
+        DEVICE_CHANGED_TUNABLES = 1u << 7,
+        DEVICE_CHANGED_LAST_ERROR = 1u << 8,
+        DEVICE_CHANGED_CURRENT_FREQUENCY = 1u << 9, /* govern mode only */
+        DEVICE_CHANGED_AVAILABLE_GOVERNORS = 1u << 10,
+};
+
+struct manager_listener {
+        /* The set of devices changed (start, reload, a device vanished). */
+        void (*devices_changed)(struct manager *m, void *userdata);
+        /* A device is about to go: drop everything that points into it (its requests). */
+        void (*device_removing)(struct manager *m, struct manager_device *d, void *userdata);
+        /* Published properties of a device changed: a DEVICE_CHANGED_* mask. */
+        void (*device_changed)(struct manager *m, struct manager_device *d, unsigned mask, void *userdata);
+};
+
+struct manager_options {
+        const char *config_file;
+        const char *config_dir;
+        const char *root;
+        const char *runtime_dir;
+        const char *state_dir;
+        bool dry_run;
+};
+
+/* Devices polling at the same interval share one timer. */
+struct poll_group {
+        struct manager *manager;
+        uint64_t interval; /* µs */
+        uint64_t next;     /* CLOCK_MONOTONIC µs of the next tick */
+        sd_event_source *timer;
+        struct manager_device **devices;
+        size_t n_devices;
+};
+
+/* What was last reported to the listener, to report only real changes. */
+struct device_published {
+        const struct df_governor_ops *governor;
+        char kernel_governor[DF_ATTR_VALUE_MAX];
+        enum df_mode mode;
+        uint64_t min, max;
+        uint64_t usable_hash;
+        uint64_t opp_hash;
+        uint64_t polling;
+        uint64_t qos[_DF_QOS_TYPE_MAX];
+        uint32_t tunables[DF_GOVERNOR_TUNABLES_MAX];
+        uint64_t current;
+        unsigned error_serial;
+};
+
+struct manager_device {
+        struct manager *manager;
+        char *name;
+        bool configured; /* from a [device] section (else autodiscovered) */
+
+        struct df_node *node;
+        struct df_device *dev;
+
+        enum df_load_kind load_kind; /* the load source configured or defaulted */
+        char *load_path;
+        struct df_load_source *load; /* open while the governor polls */
+        uint64_t polling_usec;
+        struct poll_group *group;
+
+        char *parent_name; /* passive */
+        struct manager_device **children;
+        size_t n_children;
+
+        bool pending;  /* an event asked for a re-evaluation */
+        bool prepared; /* df_node_prepare() succeeded for the current mode */
+        bool vanished; /* its directory is gone: detach at the next safe point */
+
+        char last_error[256]; /* LastError */
+        unsigned error_serial;
+        char logged_error[256]; /* logged once per distinct error */
+
+        /* Configuration values in force, for the persisted-choice rule ("-" when unset). */
+        char *config_governor; /* "MODE:GOVERNOR" */
+        char *config_initial;
+        char *clamp_governor; /* clamp mode: the kernel governor to select, NULL to keep the kernel's */
+
+        struct device_published published;
+        void *bus_data; /* owned by the bus layer */
+};
+
+struct manager {
+        sd_event *event;
+        char *config_file;
+        char *config_dir;
+        char *runtime_dir;
+        char *state_dir;
+        bool dry_run;
+
+        struct df_root root;
+        struct df_config *config;
+        struct manager_device **devices; /* sorted by name */
+        size_t n_devices;
+        struct poll_group **groups;
+        size_t n_groups;
+
+        struct originals *originals;
+        struct state *state;
+
+        const struct manager_listener *listener;
+        void *listener_userdata;
+};
+
+int manager_new(sd_event *event, const struct manager_options *o, struct manager **ret);
+struct manager *manager_free(struct manager *m);
+void manager_set_listener(struct manager *m, const struct manager_listener *l, void *userdata);
+
+/* Read the configuration and attach every device. Errors are logged (file:line). */
+int manager_start(struct manager *m);
+
+/*
+ * Re-read the configuration. The new one is validated in full (files and device nodes) before
+ * anything changes; on error the old one stays in force and *ret_error (when given) receives
+ * "file:line: what" (caller frees). QoS requests stay on devices that remain.
+ */
+int manager_reload(struct manager *m, char **ret_error);
+
+/* Write back every device's originals (exit, bus loss); devices stay attached but undriven. */
+int manager_restore_all(struct manager *m);
+
+/* A one-line summary for sd_notify STATUS=. Caller frees. */
+char *manager_status(const struct manager *m);
+
+/* --check-config: validate and print the resolved devices. 0, or -EINVAL after logging errors. */
+int manager_check_config(const struct manager_options *o, FILE *out);
+
+/* --restore: write back every originals entry of the runtime directory and remove the file. */
+int manager_restore_originals_file(const struct manager_options *o);
+
+struct manager_device *manager_find_device(const struct manager *m, const char *name);
+
+/* Operations the bus layer calls. Each re-evaluates the device before it returns. */
+int manager_device_add_request(
+        struct manager_device *d, struct df_qos_request *req, enum df_qos_type type, uint64_t value);
+int manager_device_update_request(struct manager_device *d, struct df_qos_request *req, uint64_t value);
+int manager_device_remove_request(struct manager_device *d, struct df_qos_request *req);
+
+/*
+ * -EINVAL: unknown governor (govern) or not offered by the kernel (clamp); -ENOMEDIUM: the
+ * governor needs a load source the device lacks; clamp mode: the write's errno (nothing changed).
+ */
+int manager_device_set_governor(struct manager_device *d, const char *name);
+/* -EOPNOTSUPP unless govern mode under the userspace governor. */
+int manager_device_set_frequency(struct manager_device *d, uint64_t freq);
+/* -EOPNOTSUPP in clamp mode, -ENOENT unknown name, -ERANGE out of range. */
+int manager_device_set_tunable(struct manager_device *d, const char *name, uint32_t value);
+/* -ENODEV no such point, -EBUSY the last enabled point. */
+int manager_device_set_operating_point(struct manager_device *d, uint64_t freq, bool enabled);
+
+/* Statistics: devfreqd's own in govern mode, the kernel's in clamp mode. Caller frees arrays. */
+int manager_device_get_statistics(
+        struct manager_device *d, uint64_t **ret_freqs, uint64_t **ret_time_ms, uint64_t **ret_trans,
+        size_t *ret_n, uint64_t *ret_total);
+int manager_device_reset_statistics(struct manager_device *d);
+
+/* Read-only views for the bus layer. */
+uint64_t manager_device_current_frequency(struct manager_device *d);
+const char *manager_device_governor(const struct manager_device *d);
+int manager_device_available_governors(struct manager_device *d, char ***ret, size_t *ret_n);
+uint64_t manager_device_polling_ms(const struct manager_device *d);
+
+uint64_t now_usec(void);

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The originals file: one tab-separated record per node, replaced atomically on every change. */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "logging.h"
+#include "originals.h"
+
+#define ORIGINALS_HEADER "# devfreqd originals v1: path governor min max hw_min hw_max (node units)\n"
+
+static int copy_value(char *dst, const char *src) {
+        size_t n = strlen(src);
+
+        if (n >= DF_ATTR_VALUE_MAX || !record_value_valid(src))
+                return -EINVAL;
+        memcpy(dst, src, n + 1);
+        return 0;
+}
+
+static int parse_line(struct originals *o, char *line) {
+        struct originals_entry e = {};
+        char *f[6];
+        int r;
+
+        if (split_tabs(line, f, 6) != 6 || df_path_check(f[0]) < 0)
+                return -EINVAL;
+        r = copy_value(e.values.governor, f[1]);
+        if (r >= 0)
+                r = copy_value(e.values.min, f[2]);
+        if (r >= 0)
+                r = copy_value(e.values.max, f[3]);
+        if (r >= 0)
+                r = copy_value(e.values.hw_min, f[4]);
+        if (r >= 0)
+                r = copy_value(e.values.hw_max, f[5]);
+        if (r < 0)
+                return r;
+        if (originals_get(o, f[0]))
+                return 0;
+        e.path = strdup(f[0]);
+        if (!e.path)
+                return -ENOMEM;
+        struct originals_entry *ne = realloc(o->entries, (o->n + 1) * sizeof(*ne));
+        if (!ne) {
+                free(e.path);
+                return -ENOMEM;
+        }
+        o->entries = ne;
+        o->entries[o->n++] = e;
+        return 0;
+}
+
+int originals_load(const char *runtime_dir, struct originals **ret) {
+        _cleanup_free_ char *text = NULL;
+        struct originals *o;
+        unsigned lineno = 0;
+        char *save = NULL;
+        int r;
+
+        o = calloc(1, sizeof(*o));
+        if (!o)
+                return -ENOMEM;
+        if (asprintf(&o->file, "%s/originals", runtime_dir) < 0) {
+                free(o);
+                return -ENOMEM;
+        }
+
+        r = read_file(o->file, &text, NULL);
+        if (r == -ENOENT) {
+                *ret = o;
+                return 0;
+        }
+        if (r < 0) {
+                log_error_errno(r, "Failed to read %s: %m", o->file);
+                originals_free(o);
+                return r;
+        }
+        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                lineno++;
+                if (line[0] == '#')
+                        continue;
+                r = parse_line(o, line);
+                if (r == -ENOMEM) {
+                        originals_free(o);
+                        return r;
+                }
+                if (r < 0)
+                        log_warning("%s:%u: ignoring a malformed record", o->file, lineno);
+        }
+        *ret = o;
+        return 0;
+}
+
+struct originals *originals_free(struct originals *o) {
+        if (!o)
+                return NULL;
+        for (size_t i = 0; i < o->n; i++)
+                free(o->entries[i].path);
+        free(o->entries);
+        free(o->file);
+        free(o);
+        return NULL;
+}
+
+const struct df_originals *originals_get(const struct originals *o, const char *path) {
+        for (size_t i = 0; i < o->n; i++)
+                if (streq(o->entries[i].path, path))
+                        return &o->entries[i].values;
+        return NULL;
+}
+
+static int originals_save(const struct originals *o) {
+        _cleanup_free_ char *text = NULL;
+        size_t size = 0;
+        FILE *f;
+        int r;
+
+        if (o->n == 0) {
+                if (unlink(o->file) < 0 && errno != ENOENT)
+                        return log_error_errno(errno, "Failed to remove %s: %m", o->file);
+                return 0;
+        }
+        f = open_memstream(&text, &size);
+        if (!f)
+                return log_oom();
+        fputs(ORIGINALS_HEADER, f);
+        for (size_t i = 0; i < o->n; i++) {
+                const struct df_originals *v = &o->entries[i].values;
+                fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\n", o->entries[i].path, v->governor, v->min, v->max,
+                        v->hw_min, v->hw_max);
+        }
+        if (fclose(f) != 0)
+                return log_oom();
+        r = write_file_atomic(o->file, text, size);
+        if (r < 0)
+                return log_error_errno(r, "Failed to write %s: %m", o->file);
+        return 0;
+}
+
+int originals_add(struct originals *o, const char *path, const struct df_originals *values) {
+        struct originals_entry *ne;
+        char *p;
+
+        if (originals_get(o, path))
+                return 0;
+        if (!record_value_valid(path) || !record_value_valid(values->governor) ||
+            !record_value_valid(values->min) || !record_value_valid(values->max) ||
+            !record_value_valid(values->hw_min) || !record_value_valid(values->hw_max))
+                return log_error_errno(EINVAL, "%s: original values cannot be recorded", path);
+        p = strdup(path);
+        ne = realloc(o->entries, (o->n + 1) * sizeof(*ne));
+        if (!p || !ne) {
+                free(p);
+                if (ne)
+                        o->entries = ne;
+                return log_oom();
+        }
+        o->entries = ne;
+        o->entries[o->n++] = (struct originals_entry){ .path = p, .values = *values };
+        return originals_save(o);
+}
+
+int originals_remove(struct originals *o, const char *path) {
+        for (size_t i = 0; i < o->n; i++) {
+                if (!streq(o->entries[i].path, path))
+                        continue;
+                free(o->entries[i].path);
+                memmove(&o->entries[i], &o->entries[i + 1], (o->n - i - 1) * sizeof(o->entries[0]));
+                o->n--;
+                return originals_save(o);
+        }
+        return 0;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The originals file: every node's settings from before devfreqd's first write, in the runtime
+ * directory, so they can be written back on exit, after a crash, or by --restore. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "node.h"
+
+struct originals_entry {
+        char *path; /* the node's canonical path inside the root */
+        struct df_originals values;
+};
+
+struct originals {
+        char *file; /* <runtime-dir>/originals */
+        struct originals_entry *entries;
+        size_t n;
+};
+
+/* Read the file when it exists (entries left by a run that did not restore them). */
+int originals_load(const char *runtime_dir, struct originals **ret);
+struct originals *originals_free(struct originals *o);
+
+const struct df_originals *originals_get(const struct originals *o, const char *path);
+
+/* Record and save at once (before the first write to the node); an existing entry is kept. */
+int originals_add(struct originals *o, const char *path, const struct df_originals *values);
+
+/* Forget and save (after the values were written back); the file goes when the last entry does. */
+int originals_remove(struct originals *o, const char *path);

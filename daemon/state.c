@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The state file: one tab-separated record per choice, replaced atomically on every change. */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "logging.h"
+#include "state.h"
+
+#define STATE_HEADER "# devfreqd state v1: device key value configuration-value-when-chosen\n"
+
+static void choice_done(struct state_choice *c) {
+        free(c->device);
+        free(c->key);
+        free(c->value);
+        free(c->config);
+}
+
+static int append(struct state *s, const char *device, const char *key, const char *value, const char *config) {
+        struct state_choice c = {
+                .device = strdup(device),
+                .key = strdup(key),
+                .value = strdup(value),
+                .config = strdup(config),
+        };
+        struct state_choice *nc;
+
+        nc = c.device && c.key && c.value && c.config ? realloc(s->choices, (s->n + 1) * sizeof(*nc)) : NULL;
+        if (!nc) {
+                choice_done(&c);
+                return -ENOMEM;
+        }
+        s->choices = nc;
+        s->choices[s->n++] = c;
+        return 0;
+}
+
+int state_load(const char *state_dir, bool read_only, struct state **ret) {
+        _cleanup_free_ char *text = NULL;
+        struct state *s;
+        unsigned lineno = 0;
+        char *save = NULL;
+        int r;
+
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->read_only = read_only;
+        if (asprintf(&s->file, "%s/state", state_dir) < 0) {
+                free(s);
+                return -ENOMEM;
+        }
+        r = read_file(s->file, &text, NULL);
+        if (r == -ENOENT) {
+                *ret = s;
+                return 0;
+        }
+        if (r < 0) {
+                /* Losing remembered choices is better than not starting. */
+                log_warning_errno(r, "Failed to read %s, starting without saved choices: %m", s->file);
+                *ret = s;
+                return 0;
+        }
+        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                char *f[4];
+
+                lineno++;
+                if (line[0] == '#')
+                        continue;
+                if (split_tabs(line, f, 4) != 4) {
+                        log_warning("%s:%u: ignoring a malformed record", s->file, lineno);
+                        continue;
+                }
+                if (state_get(s, f[0], f[1]))
+                        continue;
+                r = append(s, f[0], f[1], f[2], f[3]);
+                if (r < 0) {
+                        state_free(s);
+                        return r;
+                }
+        }
+        *ret = s;
+        return 0;
+}
+
+struct state *state_free(struct state *s) {
+        if (!s)
+                return NULL;
+        for (size_t i = 0; i < s->n; i++)
+                choice_done(&s->choices[i]);
+        free(s->choices);
+        free(s->file);
+        free(s);
+        return NULL;
+}
+
+const struct state_choice *state_get(const struct state *s, const char *device, const char *key) {
+        for (size_t i = 0; i < s->n; i++)
+                if (streq(s->choices[i].device, device) && streq(s->choices[i].key, key))
+                        return &s->choices[i];
+        return NULL;
+}
+
+static int state_save(const struct state *s) {
+        _cleanup_free_ char *text = NULL;
+        size_t size = 0;
+        FILE *f;
+        int r;
+
+        if (s->read_only)
+                return 0;
+        if (s->n == 0) {
+                if (unlink(s->file) < 0 && errno != ENOENT)
+                        return log_error_errno(errno, "Failed to remove %s: %m", s->file);
+                return 0;
+        }
+        f = open_memstream(&text, &size);
+        if (!f)
+                return log_oom();
+        fputs(STATE_HEADER, f);
+        for (size_t i = 0; i < s->n; i++)
+                fprintf(f, "%s\t%s\t%s\t%s\n", s->choices[i].device, s->choices[i].key, s->choices[i].value,
+                        s->choices[i].config);
+        if (fclose(f) != 0)
+                return log_oom();
+        r = write_file_atomic(s->file, text, size);
+        if (r < 0)
+                return log_error_errno(r, "Failed to write %s: %m", s->file);
+        return 0;
+}
+
+int state_set(struct state *s, const char *device, const char *key, const char *value, const char *config) {
+        struct state_choice *c = (struct state_choice *) state_get(s, device, key);
+        int r;
+
+        if (!record_value_valid(device) || !record_value_valid(key) || !record_value_valid(value) ||
+            !record_value_valid(config))
+                return -EINVAL;
+        if (c) {
+                char *v = strdup(value), *cf = strdup(config);
+                if (!v || !cf) {
+                        free(v);
+                        free(cf);
+                        return log_oom();
+                }
+                free(c->value);
+                free(c->config);
+                c->value = v;
+                c->config = cf;
+        } else {
+                r = append(s, device, key, value, config);
+                if (r < 0)
+                        return log_oom();
+        }
+        return state_save(s);
+}
+
+static bool key_matches(const char *have, const char *key) {
+        size_t n = strlen(key);
+
+        if (n > 0 && key[n - 1] == ':')
+                return strncmp(have, key, n) == 0;
+        return streq(have, key);
+}
+
+int state_forget(struct state *s, const char *device, const char *key) {
+        size_t kept = 0, before = s->n;
+
+        for (size_t i = 0; i < s->n; i++) {
+                if (streq(s->choices[i].device, device) && key_matches(s->choices[i].key, key)) {
+                        choice_done(&s->choices[i]);
+                        continue;
+                }
+                s->choices[kept++] = s->choices[i];
+        }
+        s->n = kept;
+        return kept == before ? 0 : state_save(s);
+}

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Authorization: root; polkit asked asynchronously when it has an owner (the method is
+ * dispatched again when polkit answers); else the groups of the caller's user. */
+
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bus-internal.h"
+#include "logging.h"
+
+#define POLKIT_NAME "org.freedesktop.PolicyKit1"
+
+struct auth_check {
+        struct bus *bus;
+        sd_bus_message *request; /* the method call, dispatched again once decided */
+        char *sender;
+        char *action;
+        sd_bus_slot *slot; /* the CheckAuthorization call; unref cancels it */
+        int result;        /* 0 pending, 1 allowed, negative denied */
+        char *message;
+        struct auth_check *prev, *next;
+};
+
+static void check_free(struct auth_check *c) {
+        struct bus *b = c->bus;
+        struct client *client = client_get(b, c->sender, false);
+
+        if (c->prev)
+                c->prev->next = c->next;
+        else
+                b->checks = c->next;
+        if (c->next)
+                c->next->prev = c->prev;
+        b->n_checks--;
+        sd_bus_slot_unref(c->slot);
+        sd_bus_message_unref(c->request);
+        free(c->sender);
+        free(c->action);
+        free(c->message);
+        free(c);
+        if (client) {
+                client->n_pending--;
+                client_release_if_unused(client);
+        }
+}
+
+static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        struct auth_check *c = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        int authorized = 0, challenge = 0, r;
+
+        c->slot = sd_bus_slot_unref(c->slot);
+        if (e) {
+                log_warning("polkit could not decide %s for %s: %s", c->action, c->sender, e->message);
+                c->result = -EACCES;
+                c->message = strdup("polkit could not decide");
+        } else {
+                r = sd_bus_message_enter_container(reply, 'r', "bba{ss}");
+                if (r >= 0)
+                        r = sd_bus_message_read(reply, "bb", &authorized, &challenge);
+                if (r < 0) {
+                        log_warning_errno(r, "Malformed answer from polkit: %m");
+                        authorized = 0;
+                }
+                c->result = authorized ? 1 : -EACCES;
+                if (!authorized && challenge)
+                        c->message = strdup("interactive authentication is required");
+        }
+        log_debug("polkit: %s for %s: %s", c->action, c->sender, c->result > 0 ? "yes" : "no");
+        /* Run the method again; bus_authorize() then finds this answer. */
+        r = sd_bus_enqueue_for_read(c->bus->bus, c->request);
+        if (r < 0) {
+                log_error_errno(r, "Cannot dispatch %s again: %m", sd_bus_message_get_member(c->request));
+                check_free(c);
+        }
+        return 0;
+}
+
+static int start_polkit_check(struct bus *b, sd_bus_message *m, const char *action, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
+        const char *sender = sd_bus_message_get_sender(m);
+        struct client *client;
+        struct auth_check *c;
+        uint32_t flags = sd_bus_message_get_allow_interactive_authorization(m) ? 1 : 0;
+        int r;
+
+        if (b->n_checks >= PENDING_CHECKS_MAX)
+                return sd_bus_error_setf(
+                        error, SD_BUS_ERROR_ACCESS_DENIED,
+                        "Too many authorization checks are pending (%d); try again", PENDING_CHECKS_MAX);
+        client = client_get(b, sender, true);
+        if (!client)
+                return -ENOMEM;
+        c = calloc(1, sizeof(*c));
+        if (!c) {
+                client_release_if_unused(client);
+                return -ENOMEM;
+        }
+        c->bus = b;
+        c->request = sd_bus_message_ref(m);
+        c->sender = strdup(sender);
+        c->action = strdup(action);
+        client->n_pending++;
+        c->next = b->checks;
+        if (b->checks)
+                b->checks->prev = c;
+        b->checks = c;
+        b->n_checks++;
+        if (!c->sender || !c->action) {
+                check_free(c);
+                return -ENOMEM;
+        }
+        r = sd_bus_call_method_async(
+                b->bus, &c->slot, POLKIT_NAME, "/org/freedesktop/PolicyKit1/Authority",
+                "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization", on_polkit_reply, c,
+                "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s", sender, action, 0, flags, "");
+        if (r < 0) {
+                check_free(c);
+                return sd_bus_error_setf(
+                        error, SD_BUS_ERROR_ACCESS_DENIED, "Cannot ask polkit: %s", strerror(-r));
+        }
+        log_debug("polkit: asking for %s on behalf of %s", action, sender);
+        return 0;
+}
+
+static bool in_groups(const gid_t *groups, int n, char **names, size_t n_names) {
+        for (size_t i = 0; i < n_names; i++) {
+                struct group grp, *result = NULL;
+                char buf[4096];
+
+                if (getgrnam_r(names[i], &grp, buf, sizeof(buf), &result) != 0 || !result)
+                        continue;
+                for (int j = 0; j < n; j++)
+                        if (groups[j] == result->gr_gid)
+                                return true;
+        }
+        return false;
+}
+
+/* Without polkit: the groups of the euid's user in the group database, as polkit's unix-group sees them. */
+static int authorize_by_groups(struct bus *b, uint32_t euid, const char *action, sd_bus_error *error) {
+        const struct df_config *c = b->manager->config;
+        struct passwd pw, *result = NULL;
+        char buf[4096];
+        gid_t groups[256];
+        int n = (int) ELEMENTSOF(groups);
+
+        if (getpwuid_r(euid, &pw, buf, sizeof(buf), &result) == 0 && result) {
+                if (getgrouplist(pw.pw_name, pw.pw_gid, groups, &n) < 0)
+                        n = (int) ELEMENTSOF(groups); /* more groups than we look at: use the first ones */
+                if (in_groups(groups, n, c->allow_groups, c->n_allow_groups))
+                        return 1;
+                if (streq(action, ACTION_REQUEST) &&
+                    in_groups(groups, n, c->request_groups, c->n_request_groups))
+                        return 1;
+        }
+        return sd_bus_error_setf(
+                error, SD_BUS_ERROR_ACCESS_DENIED,
+                "uid %" PRIu32 " may not do this (%s): polkit is not running and the user is in none "
+                "of the groups allowed by the configuration",
+                euid, action);
+}
+
+int bus_authorize(struct bus *b, sd_bus_message *m, const char *action, sd_bus_error *error) {
+        uint32_t euid, pid;
+        int r;
+
+        for (struct auth_check *c = b->checks; c; c = c->next) {
+                if (c->request != m || c->result == 0)
+                        continue;
+                r = c->result;
+                if (r < 0)
+                        sd_bus_error_setf(
+                                error, SD_BUS_ERROR_ACCESS_DENIED, "polkit denied %s%s%s", action,
+                                c->message ? ": " : "", strempty(c->message));
+                check_free(c);
+                return r > 0 ? 1 : -EACCES;
+        }
+
+        r = sender_creds(b, m, &euid, &pid);
+        if (r < 0)
+                return sd_bus_error_setf(
+                        error, SD_BUS_ERROR_ACCESS_DENIED, "Cannot identify the caller: %s", strerror(-r));
+        if (euid == 0)
+                return 1;
+        if (b->polkit_owner)
+                return start_polkit_check(b, m, action, error);
+        return authorize_by_groups(b, euid, action, error);
+}
+
+void auth_checks_cancel_client(struct bus *b, const char *name) {
+        struct auth_check *c = b->checks, *next;
+
+        for (; c; c = next) {
+                next = c->next;
+                if (streq(c->sender, name)) {
+                        log_debug("%s left; cancelling its pending check for %s", name, c->action);
+                        check_free(c);
+                }
+        }
+}
+
+void auth_checks_free_all(struct bus *b) {
+        while (b->checks)
+                check_free(b->checks);
+}
+
+static int on_polkit_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        struct bus *b = userdata;
+        const char *name, *old_owner, *new_owner;
+
+        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0)
+                return 0;
+        free(b->polkit_owner);
+        b->polkit_owner = *new_owner ? strdup(new_owner) : NULL;
+        log_info(
+                "polkit %s",
+                b->polkit_owner ? "is on the bus: asking it from now on" : "left the bus: using groups");
+        return 0;
+}
+
+int polkit_watch_start(struct bus *b) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *owner;
+        int r;
+
+        r = sd_bus_match_signal(
+                b->bus, &b->polkit_watch, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                "org.freedesktop.DBus", "NameOwnerChanged", on_polkit_owner_changed, b);
+        if (r < 0)
+                return r;
+        /* Narrow the match to polkit's name (arg0), so other names cost nothing. */
+        b->polkit_watch = sd_bus_slot_unref(b->polkit_watch);
+        r = sd_bus_add_match(
+                b->bus, &b->polkit_watch,
+                "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" POLKIT_NAME "'",
+                on_polkit_owner_changed, b);
+        if (r < 0)
+                return r;
+        r = sd_bus_call_method(
+                b->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                "GetNameOwner", NULL, &reply, "s", POLKIT_NAME);
+        if (r >= 0 && sd_bus_message_read(reply, "s", &owner) >= 0)
+                b->polkit_owner = strdup(owner);
+        log_debug("polkit is %s", b->polkit_owner ? "running" : "not running; authorizing by groups");
+        return 0;
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What the bus layer's files share: the context, clients, requests, authorization. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "bus.h"
+#include "manager.h"
+#include "qos.h"
+
+#define OBJECT_ROOT "/org/devfreqd/Devfreq1"
+#define DEVICE_PREFIX "/org/devfreqd/Devfreq1/device"
+#define REQUEST_PREFIX "/org/devfreqd/Devfreq1/request"
+#define IFACE_MANAGER "org.devfreqd.Devfreq1.Manager"
+#define IFACE_DEVICE "org.devfreqd.Devfreq1.Device"
+#define IFACE_REQUEST "org.devfreqd.Devfreq1.Request"
+
+#define ERROR_NO_SUCH_DEVICE "org.devfreqd.Devfreq1.Error.NoSuchDevice"
+#define ERROR_NO_SUCH_REQUEST "org.devfreqd.Devfreq1.Error.NoSuchRequest"
+#define ERROR_NO_SUCH_OPERATING_POINT "org.devfreqd.Devfreq1.Error.NoSuchOperatingPoint"
+#define ERROR_INVALID_GOVERNOR "org.devfreqd.Devfreq1.Error.InvalidGovernor"
+#define ERROR_WRONG_GOVERNOR "org.devfreqd.Devfreq1.Error.WrongGovernor"
+#define ERROR_INVALID_CONFIGURATION "org.devfreqd.Devfreq1.Error.InvalidConfiguration"
+#define ERROR_TOO_MANY_REQUESTS "org.devfreqd.Devfreq1.Error.TooManyRequests"
+#define ERROR_DEVICE_FAILED "org.devfreqd.Devfreq1.Error.DeviceFailed"
+
+#define ACTION_REQUEST "org.devfreqd.devfreq1.request"
+#define ACTION_SET_GOVERNOR "org.devfreqd.devfreq1.set-governor"
+#define ACTION_CONFIGURE "org.devfreqd.devfreq1.configure"
+
+#define REQUEST_STRING_MAX 256
+#define PENDING_CHECKS_MAX 64
+
+struct client;
+struct request;
+struct auth_check;
+
+/* A QoS request object: owned by its client, linked on its device, keyed by id. */
+struct request {
+        struct bus *bus;
+        struct client *client;
+        struct manager_device *device;
+        struct df_qos_request qos;
+        uint64_t id;
+        char *path;
+        char *reason;
+        char *application_id;
+        uint32_t uid;
+        uint32_t pid;
+        uint64_t created_realtime;
+        uint64_t expires_boottime; /* 0: no lease */
+        uint64_t expires_realtime;
+        size_t lease_index; /* position in the lease heap + 1, 0 when not in it */
+
+        struct request *client_prev, *client_next; /* the client's requests */
+        struct request *device_prev, *device_next; /* the device's requests */
+};
+
+/* Per-device bus data (manager_device.bus_data). */
+struct device_data {
+        struct request *requests;
+        size_t n_requests;
+        char *path;
+        bool announced; /* InterfacesAdded was sent (or the device predates the name) */
+};
+
+/* A bus connection that holds requests or waits for an authorization check. */
+struct client {
+        struct bus *bus;
+        char *name; /* unique name */
+        sd_bus_track *track;
+        struct request *requests;
+        size_t n_requests;
+        size_t n_pending; /* authorization checks in flight */
+        struct client *prev, *next;
+};
+
+/* Credentials seen for a unique name (never reused on a bus), kept in a small cache. */
+struct creds_entry {
+        char *name;
+        uint32_t euid;
+        uint32_t pid;
+        uint64_t used;
+};
+#define CREDS_CACHE_SIZE 128
+
+struct bus {
+        sd_bus *bus;
+        sd_event *event;
+        struct manager *manager;
+        bus_lost_t lost;
+        void *lost_userdata;
+        sd_bus_slot *disconnected;
+
+        /* requests */
+        struct request **table; /* open addressing by id */
+        size_t table_size;
+        size_t n_requests;
+        uint64_t id_key[2]; /* the random key of the id permutation */
+        uint64_t id_counter;
+        struct request **leases; /* min-heap by expires_boottime */
+        size_t n_leases;
+        size_t allocated_leases;
+        sd_event_source *lease_timer;
+
+        /* clients */
+        struct client *clients;
+        size_t n_clients_with_requests;
+        struct creds_entry creds[CREDS_CACHE_SIZE];
+        uint64_t creds_clock;
+
+        /* authorization */
+        char *polkit_owner; /* NULL: polkit absent */
+        sd_bus_slot *polkit_watch;
+        sd_bus_slot *polkit_query;
+        struct auth_check *checks;
+        size_t n_checks;
+};
+
+/* vtables (dbus/manager.c, dbus/device.c, dbus/request.c, dbus/logcontrol.c) */
+extern const sd_bus_vtable manager_vtable[];
+extern const sd_bus_vtable device_vtable[];
+extern const sd_bus_vtable request_vtable[];
+extern const sd_bus_vtable logcontrol_vtable[];
+int device_object_find(
+        sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
+        sd_bus_error *error);
+int device_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error);
+int request_object_find(
+        sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
+        sd_bus_error *error);
+int request_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error);
+
+/* dbus/device.c */
+struct device_data *device_data_get(struct bus *b, struct manager_device *d);
+void device_data_free(struct manager_device *d);
+void device_emit_changes(struct bus *b, struct manager_device *d, unsigned mask);
+int device_path(struct manager_device *d, char **ret);
+
+/* dbus/request.c */
+int request_add(
+        struct bus *b, sd_bus_message *m, struct manager_device *d, enum df_qos_type type, uint64_t value,
+        const char *reason, const char *application_id, uint64_t timeout_ms, sd_bus_error *error,
+        struct request **ret);
+void request_drop(struct request *r, bool reevaluate);
+void requests_free_all(struct bus *b);
+int request_validate_value(struct manager_device *d, enum df_qos_type type, uint64_t value, sd_bus_error *error);
+uint64_t clock_now(clockid_t clock);
+
+/* dbus/client.c */
+struct client *client_get(struct bus *b, const char *name, bool create);
+void client_release_if_unused(struct client *c);
+int sender_creds(struct bus *b, sd_bus_message *m, uint32_t *ret_euid, uint32_t *ret_pid);
+void clients_free_all(struct bus *b);
+
+/* dbus/authorize.c: 1 authorized, 0 in progress (the method runs again when polkit answers, the
+ * handler must return 1 without replying), negative with `error` set when denied. */
+int bus_authorize(struct bus *b, sd_bus_message *m, const char *action, sd_bus_error *error);
+int polkit_watch_start(struct bus *b);
+void auth_checks_cancel_client(struct bus *b, const char *name);
+void auth_checks_free_all(struct bus *b);
+
+/* Errors for manager return codes. */
+int bus_error_from_errno(sd_bus_error *error, int r, const char *fmt, ...) _printf_(3, 4);

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The bus context: connection, objects, the name, the manager's listener, and disconnection. */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bus-internal.h"
+#include "logging.h"
+#include "macro.h"
+
+static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        struct bus *b = userdata;
+
+        log_error("Lost the connection to the bus");
+        if (b->lost)
+                b->lost(b, b->lost_userdata);
+        return 0;
+}
+
+/* --- the manager's listener ------------------------------------------------------------------ */
+
+static void on_devices_changed(struct manager *m, void *userdata) {
+        struct bus *b = userdata;
+
+        for (size_t i = 0; i < m->n_devices; i++) {
+                struct manager_device *d = m->devices[i];
+                struct device_data *dd = device_data_get(b, d);
+                if (!dd || dd->announced)
+                        continue;
+                dd->announced = true;
+                (void) sd_bus_emit_interfaces_added(b->bus, dd->path, IFACE_DEVICE, NULL);
+        }
+        (void) sd_bus_emit_properties_changed(b->bus, OBJECT_ROOT, IFACE_MANAGER, "Devices", NULL);
+}
+
+static void on_device_removing(struct manager *m, struct manager_device *d, void *userdata) {
+        struct bus *b = userdata;
+        struct device_data *dd = d->bus_data;
+
+        if (!dd)
+                return;
+        while (dd->requests)
+                request_drop(dd->requests, false);
+        /* While the object can still be resolved. */
+        if (dd->announced)
+                (void) sd_bus_emit_interfaces_removed(b->bus, dd->path, IFACE_DEVICE, NULL);
+        device_data_free(d);
+}
+
+static void on_device_changed(struct manager *m, struct manager_device *d, unsigned mask, void *userdata) {
+        device_emit_changes(userdata, d, mask);
+}
+
+static const struct manager_listener listener = {
+        .devices_changed = on_devices_changed,
+        .device_removing = on_device_removing,
+        .device_changed = on_device_changed,
+};
+
+/* --- setup ------------------------------------------------------------------------------------ */
+
+static int bus_connect(const char *address, sd_bus **ret) {
+        sd_bus *bus = NULL;
+        int r;
+
+        if (streq(address, "system"))
+                r = sd_bus_open_system_with_description(&bus, "devfreqd");
+        else if (streq(address, "session"))
+                r = sd_bus_open_user_with_description(&bus, "devfreqd");
+        else {
+                r = sd_bus_new(&bus);
+                if (r >= 0)
+                        r = sd_bus_set_address(bus, address);
+                if (r >= 0)
+                        r = sd_bus_set_bus_client(bus, 1);
+                if (r >= 0)
+                        r = sd_bus_set_description(bus, "devfreqd");
+                if (r >= 0)
+                        r = sd_bus_start(bus);
+        }
+        if (r < 0) {
+                sd_bus_unref(bus);
+                return r;
+        }
+        /* We restore the originals ourselves before exiting; sd-bus must not exit for us. */
+        (void) sd_bus_set_exit_on_disconnect(bus, 0);
+        *ret = bus;
+        return 0;
+}
+
+static int register_objects(struct bus *b) {
+        int r;
+
+        r = sd_bus_add_object_vtable(b->bus, NULL, OBJECT_ROOT, IFACE_MANAGER, manager_vtable, b);
+        if (r < 0)
+                return r;
+        r = sd_bus_add_object_manager(b->bus, NULL, OBJECT_ROOT);
+        if (r < 0)
+                return r;
+        r = sd_bus_add_fallback_vtable(
+                b->bus, NULL, DEVICE_PREFIX, IFACE_DEVICE, device_vtable, device_object_find, b);
+        if (r < 0)
+                return r;
+        r = sd_bus_add_node_enumerator(b->bus, NULL, DEVICE_PREFIX, device_node_enumerator, b);
+        if (r < 0)
+                return r;
+        r = sd_bus_add_fallback_vtable(
+                b->bus, NULL, REQUEST_PREFIX, IFACE_REQUEST, request_vtable, request_object_find, b);
+        if (r < 0)
+                return r;
+        r = sd_bus_add_node_enumerator(b->bus, NULL, REQUEST_PREFIX, request_node_enumerator, b);
+        if (r < 0)
+                return r;
+        return sd_bus_add_object_vtable(
+                b->bus, NULL, "/org/freedesktop/LogControl1", "org.freedesktop.LogControl1",
+                logcontrol_vtable, b);
+}
+
+int bus_new(
+        sd_event *event, struct manager *m, const char *address, bus_lost_t lost, void *userdata,
+        struct bus **ret) {
+        struct bus *b;
+        int r;
+
+        b = calloc(1, sizeof(*b));
+        if (!b)
+                return log_oom();
+        b->event = sd_event_ref(event);
+        b->manager = m;
+        b->lost = lost;
+        b->lost_userdata = userdata;
+
+        r = bus_connect(address, &b->bus);
+        if (r < 0) {
+                log_error_errno(r, "Failed to connect to the %s bus: %m", address);
+                goto fail;
+        }
+        r = sd_bus_match_signal(
+                b->bus, &b->disconnected, "org.freedesktop.DBus.Local", "/org/freedesktop/DBus/Local",
+                "org.freedesktop.DBus.Local", "Disconnected", on_disconnected, b);
+        if (r < 0) {
+                log_error_errno(r, "Failed to watch for disconnection: %m");
+                goto fail;
+        }
+        r = register_objects(b);
+        if (r < 0) {
+                log_error_errno(r, "Failed to register the bus objects: %m");
+                goto fail;
+        }
+        r = polkit_watch_start(b);
+        if (r < 0) {
+                log_error_errno(r, "Failed to watch for polkit: %m");
+                goto fail;
+        }
+        r = sd_bus_attach_event(b->bus, event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0) {
+                log_error_errno(r, "Failed to attach the bus to the event loop: %m");
+                goto fail;
+        }
+        manager_set_listener(m, &listener, b);
+        for (size_t i = 0; i < m->n_devices; i++) {
+                struct device_data *dd = device_data_get(b, m->devices[i]);
+                if (dd)
+                        dd->announced = true; /* nobody could have seen them before the name */
+        }
+        r = sd_bus_request_name(b->bus, BUS_NAME, 0);
+        if (r < 0) {
+                log_error_errno(r, "Failed to own the name %s: %m", BUS_NAME);
+                goto fail;
+        }
+        *ret = b;
+        return 0;
+
+fail:
+        bus_free(b);
+        return r;
+}
+
+struct bus *bus_free(struct bus *b) {
+        if (!b)
+                return NULL;
+        if (b->manager && b->manager->listener_userdata == b) {
+                for (size_t i = 0; i < b->manager->n_devices; i++)
+                        device_data_free(b->manager->devices[i]);
+                manager_set_listener(b->manager, NULL, NULL);
+        }
+        auth_checks_free_all(b);
+        requests_free_all(b);
+        clients_free_all(b);
+        sd_bus_slot_unref(b->polkit_watch);
+        sd_bus_slot_unref(b->disconnected);
+        free(b->polkit_owner);
+        if (b->bus) {
+                sd_bus_flush(b->bus);
+                sd_bus_detach_event(b->bus);
+                sd_bus_close_unref(b->bus);
+        }
+        sd_event_unref(b->event);
+        free(b);
+        return NULL;
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Clients: one record per bus connection holding requests or awaiting a check, with one
+ * sd_bus_track (one match rule on the bus) that drops all its requests when it leaves; and a
+ * small cache of callers' credentials. */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bus-internal.h"
+#include "logging.h"
+
+static void client_free(struct client *c) {
+        struct bus *b = c->bus;
+
+        if (c->prev)
+                c->prev->next = c->next;
+        else
+                b->clients = c->next;
+        if (c->next)
+                c->next->prev = c->prev;
+        sd_bus_track_unref(c->track);
+        free(c->name);
+        free(c);
+}
+
+static int on_client_gone(sd_bus_track *t, void *userdata) {
+        struct client *c = userdata;
+        size_t n = c->n_requests;
+
+        /* Hold the record while its requests and checks go (the last drop would free it). */
+        c->n_pending++;
+        auth_checks_cancel_client(c->bus, c->name);
+        while (c->requests)
+                request_drop(c->requests, true);
+        c->n_pending--;
+        if (n > 0)
+                log_info("%s left the bus; its %zu request%s released", c->name, n, n == 1 ? "" : "s");
+        client_release_if_unused(c);
+        return 0;
+}
+
+struct client *client_get(struct bus *b, const char *name, bool create) {
+        struct client *c;
+        int r;
+
+        for (c = b->clients; c; c = c->next)
+                if (streq(c->name, name))
+                        return c;
+        if (!create)
+                return NULL;
+        c = calloc(1, sizeof(*c));
+        if (!c)
+                return NULL;
+        c->bus = b;
+        c->name = strdup(name);
+        if (!c->name) {
+                free(c);
+                return NULL;
+        }
+        r = sd_bus_track_new(b->bus, &c->track, on_client_gone, c);
+        if (r >= 0)
+                r = sd_bus_track_add_name(c->track, name);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot track %s: %m", name);
+                sd_bus_track_unref(c->track);
+                free(c->name);
+                free(c);
+                return NULL;
+        }
+        c->next = b->clients;
+        if (b->clients)
+                b->clients->prev = c;
+        b->clients = c;
+        return c;
+}
+
+void client_release_if_unused(struct client *c) {
+        if (c->n_requests == 0 && c->n_pending == 0)
+                client_free(c);
+}
+
+void clients_free_all(struct bus *b) {
+        while (b->clients)
+                client_free(b->clients);
+        for (size_t i = 0; i < CREDS_CACHE_SIZE; i++) {
+                free(b->creds[i].name);
+                b->creds[i].name = NULL;
+        }
+}
+
+/* The caller's effective uid and pid from the bus, once per unique name (names are never reused). */
+int sender_creds(struct bus *b, sd_bus_message *m, uint32_t *ret_euid, uint32_t *ret_pid) {
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        const char *sender = sd_bus_message_get_sender(m);
+        struct creds_entry *slot = &b->creds[0];
+        uid_t euid;
+        pid_t pid = 0;
+        int r;
+
+        if (!sender)
+                return -ENXIO;
+        for (size_t i = 0; i < CREDS_CACHE_SIZE; i++) {
+                struct creds_entry *e = &b->creds[i];
+                if (e->name && streq(e->name, sender)) {
+                        e->used = ++b->creds_clock;
+                        *ret_euid = e->euid;
+                        *ret_pid = e->pid;
+                        return 0;
+                }
+                if (!e->name || (slot->name && e->used < slot->used))
+                        slot = e;
+        }
+
+        r = sd_bus_query_sender_creds(m, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID | SD_BUS_CREDS_AUGMENT, &creds);
+        if (r < 0)
+                return log_warning_errno(r, "Cannot get the credentials of %s: %m", sender);
+        r = sd_bus_creds_get_euid(creds, &euid);
+        if (r < 0)
+                return log_warning_errno(r, "The bus does not report the uid of %s: %m", sender);
+        (void) sd_bus_creds_get_pid(creds, &pid);
+
+        free(slot->name);
+        slot->name = strdup(sender);
+        slot->euid = euid;
+        slot->pid = (uint32_t) pid;
+        slot->used = ++b->creds_clock;
+        *ret_euid = euid;
+        *ret_pid = (uint32_t) pid;
+        return 0;
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The org.devfreqd.Devfreq1.Manager object: device lookup, Reload(), daemon-wide properties. */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bus-internal.h"
+#include "logging.h"
+
+static int method_list_devices(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        struct bus *b = userdata;
+        struct manager *mgr = b->manager;
+        int r;
+
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(so)");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < mgr->n_devices; i++) {
+                struct device_data *dd = device_data_get(b, mgr->devices[i]);
+                if (!dd)
+                        return -ENOMEM;
+                r = sd_bus_message_append(reply, "(so)", mgr->devices[i]->name, dd->path);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_get_device(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        struct bus *b = userdata;
+        struct manager_device *d;
+        struct device_data *dd;
+        const char *name;
+        int r;
+
+        r = sd_bus_message_read(m, "s", &name);
+        if (r < 0)
+                return r;
+        d = manager_find_device(b->manager, name);
+        if (!d)
+                return sd_bus_error_setf(error, ERROR_NO_SUCH_DEVICE, "No device '%s' (see ListDevices)", name);
+        dd = device_data_get(b, d);
+        if (!dd)
+                return -ENOMEM;
+        return sd_bus_reply_method_return(m, "o", dd->path);
+}
+
+static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        _cleanup_free_ char *text = NULL;
+        struct bus *b = userdata;
+        int r;
+
+        r = bus_authorize(b, m, ACTION_CONFIGURE, error);
+        if (r <= 0)
+                return r < 0 ? r : 1;
+
+        log_info("Reload requested over the bus");
+        r = manager_reload(b->manager, &text);
+        if (r < 0)
+                return sd_bus_error_setf(
+                        error, ERROR_INVALID_CONFIGURATION, "%s",
+                        text ? text : "the configuration could not be reloaded");
+        return sd_bus_reply_method_return(m, NULL);
+}
+
+static int property_get_version(
+        sd_bus *bus, const char *path, const char *interface, const char *property, sd_bus_message *reply,
+        void *userdata, sd_bus_error *error) {
+        return sd_bus_message_append(reply, "s", PACKAGE_VERSION);
+}
+
+static int property_get_governors(
+        sd_bus *bus, const char *path, const char *interface, const char *property, sd_bus_message *reply,
+        void *userdata, sd_bus_error *error) {
+        int r = sd_bus_message_open_container(reply, 'a', "s");
+
+        for (size_t i = 0; r >= 0 && i < df_governors_count; i++)
+                r = sd_bus_message_append(reply, "s", df_governors[i]->name);
+        if (r < 0)
+                return r;
+        return sd_bus_message_close_container(reply);
+}
+
+static int property_get_dry_run(
+        sd_bus *bus, const char *path, const char *interface, const char *property, sd_bus_message *reply,
+        void *userdata, sd_bus_error *error) {
+        struct bus *b = userdata;
+
+        return sd_bus_message_append(reply, "b", b->manager->dry_run);
+}
+
+static int property_get_devices(
+        sd_bus *bus, const char *path, const char *interface, const char *property, sd_bus_message *reply,
+        void *userdata, sd_bus_error *error) {
+        struct bus *b = userdata;
+        int r = sd_bus_message_open_container(reply, 'a', "o");
+
+        for (size_t i = 0; r >= 0 && i < b->manager->n_devices; i++) {
+                struct device_data *dd = device_data_get(b, b->manager->devices[i]);
+                r = dd ? sd_bus_message_append(reply, "o", dd->path) : -ENOMEM;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_close_container(reply);
+}
+
+const sd_bus_vtable manager_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Governors", "as", property_get_governors, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("DryRun", "b", property_get_dry_run, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Devices", "ao", property_get_devices, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_METHOD_WITH_ARGS(
+                "ListDevices", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(so)", devices), method_list_devices,
+                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS(
+                "GetDevice", SD_BUS_ARGS("s", name), SD_BUS_RESULT("o", device), method_get_device,
+                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS(
+                "Reload", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_VTABLE_END,
+};
