@@ -11,6 +11,8 @@ fakekernel=$top_builddir/tests/fixtures/fakekernel.so
 mkroot=$top_srcdir/tests/fixtures/mkroot
 setload=$top_srcdir/tests/fixtures/setload
 
+# tmpfs when there is one: the fake kernel replaces a file on every store.
+[[ -z ${TMPDIR:-} && -w /dev/shm ]] && export TMPDIR=/dev/shm
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/devfreqd-test.XXXXXX")
 root=$tmp/root
 pids=()

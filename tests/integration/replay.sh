@@ -110,10 +110,11 @@ elif ! command -v valgrind >/dev/null; then
         skip "valgrind leak check (valgrind not installed)"
 else
         awk 'BEGIN { srand(7); for (i = 0; i < 100000; i++) printf "%d,100\n", int(rand() * 101) }' >"$tmp/long.csv"
-        check "valgrind: no leak and no error on a 100,000-line trace" \
-                valgrind -q --leak-check=full --errors-for-leak-kinds=all --error-exitcode=1 \
-                "$replay" --opp 100MHz,200MHz,400MHz,800MHz --governor simple_ondemand --summary "$tmp/long.csv" \
-                >/dev/null
+        quiet_valgrind() {
+                valgrind -q --leak-check=full --errors-for-leak-kinds=all --error-exitcode=1 "$@" >/dev/null
+        }
+        check "valgrind: no leak and no error on a 100,000-line trace" quiet_valgrind \
+                "$replay" --opp 100MHz,200MHz,400MHz,800MHz --governor simple_ondemand --summary "$tmp/long.csv"
 fi
 
 tap_done
