@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The engine of devfreq-replay: point lists, tunables, and the trace run through a device's
+ * evaluation, shared by the tool and its fuzzing harness. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "device.h"
+#include "macro.h"
+
+/* Exit status for bad input. */
+#define EXIT_BAD_INPUT 2
+
+/* One line on stderr, "devfreq-replay: what"; returns EXIT_BAD_INPUT. */
+_printf_(1, 2) int replay_bad_input(const char *fmt, ...);
+
+struct replay {
+        struct df_device *dev;
+        const char *trace_name;
+        uint64_t interval_usec;
+        uint64_t now;
+        size_t samples;
+        long double energy; /* sum of V^2 * f * t: volts, hertz, seconds */
+        bool energy_known;
+};
+
+/* A frequency option: 0, or EXIT_BAD_INPUT after saying why. */
+int replay_parse_frequency_option(const char *name, const char *value, uint64_t *ret);
+
+/* "--opp" list "FREQ[@VOLTAGE],...": 0, EXIT_BAD_INPUT, or a negative errno. */
+int replay_add_opps(struct df_device *d, const char *list);
+
+/* "NAME=VALUE" strings, checked as one set: 0, EXIT_BAD_INPUT, or a negative errno. */
+int replay_set_tunables(struct df_device *d, char **tunables, size_t n);
+
+/* The CSV out of the trace `in`: 0, EXIT_BAD_INPUT (naming file:line), or a negative errno. */
+int replay_stream(struct replay *rp, FILE *in, FILE *out);
+
+/* Time in state, transitions and energy after the CSV. */
+int replay_print_summary(struct replay *rp, FILE *out);
