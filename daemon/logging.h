@@ -28,7 +28,7 @@ int log_level_from_string(const char *s);
  * -abs(error), so `return log_error_errno(r, "...: %m");` logs and passes the error on.
  */
 _printf_(3, 4) int log_internal(int level, int error, const char *fmt, ...);
-int log_internalv(int level, int error, const char *fmt, va_list ap);
+_printf_(3, 0) int log_internalv(int level, int error, const char *fmt, va_list ap);
 
 #define log_full_errno(level, error, ...)                                                                    \
         __extension__({                                                                                      \

@@ -112,7 +112,6 @@ static int set_governor(
 
         if (d->dev->mode == DF_MODE_CLAMP) {
                 if (cd && cd->governor) {
-                        _cleanup_free_ char *list = NULL;
                         char **v = NULL;
                         size_t n = 0;
                         bool offered = false;

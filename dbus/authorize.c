@@ -82,7 +82,7 @@ static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
 
 static int start_polkit_check(struct bus *b, sd_bus_message *m, const char *action, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
-        const char *sender = sd_bus_message_get_sender(m);
+        const char *sender = message_sender(m);
         struct client *client;
         struct auth_check *c;
         uint32_t flags = sd_bus_message_get_allow_interactive_authorization(m) ? 1 : 0;
@@ -114,10 +114,18 @@ static int start_polkit_check(struct bus *b, sd_bus_message *m, const char *acti
                 check_free(c);
                 return -ENOMEM;
         }
-        r = sd_bus_call_method_async(
-                b->bus, &c->slot, POLKIT_NAME, "/org/freedesktop/PolicyKit1/Authority",
-                "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization", on_polkit_reply, c,
-                "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s", sender, action, 0, flags, "");
+        r = sd_bus_message_new_method_call(
+                b->bus, &call, POLKIT_NAME, "/org/freedesktop/PolicyKit1/Authority",
+                "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization");
+        if (r >= 0)
+                r = sd_bus_message_append(
+                        call, "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s", sender, action, 0, flags,
+                        "");
+        /* Never start polkit for this: it is asked only when it runs already. */
+        if (r >= 0)
+                r = sd_bus_message_set_auto_start(call, 0);
+        if (r >= 0)
+                r = sd_bus_call_async(b->bus, &c->slot, call, on_polkit_reply, c, 0);
         if (r < 0) {
                 check_free(c);
                 return sd_bus_error_setf(

@@ -15,4 +15,4 @@ struct df_log {
 
 /* Format and pass on; nothing happens when no function is installed. */
 _printf_(3, 4) void df_logf(const struct df_log *log, int level, const char *fmt, ...);
-void df_logv(const struct df_log *log, int level, const char *fmt, va_list ap);
+_printf_(3, 0) void df_logv(const struct df_log *log, int level, const char *fmt, va_list ap);

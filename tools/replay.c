@@ -12,14 +12,21 @@
 #include "replay.h"
 #include "units.h"
 
+static FILE *error_stream;
+
+void replay_set_error_stream(FILE *f) {
+        error_stream = f;
+}
+
 int replay_bad_input(const char *fmt, ...) {
+        FILE *f = error_stream ? error_stream : stderr;
         va_list ap;
 
-        fputs("devfreq-replay: ", stderr);
+        fputs("devfreq-replay: ", f);
         va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
+        vfprintf(f, fmt, ap);
         va_end(ap);
-        fputc('\n', stderr);
+        fputc('\n', f);
         return EXIT_BAD_INPUT;
 }
 

@@ -13,6 +13,9 @@
 /* Exit status for bad input. */
 #define EXIT_BAD_INPUT 2
 
+/* Where replay_bad_input() writes (stderr unless set; the fuzzing harness silences it). */
+void replay_set_error_stream(FILE *f);
+
 /* One line on stderr, "devfreq-replay: what"; returns EXIT_BAD_INPUT. */
 _printf_(1, 2) int replay_bad_input(const char *fmt, ...);
 
