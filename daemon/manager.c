@@ -212,6 +212,25 @@ static void link_passive(struct manager *m) {
         }
 }
 
+/* The originals of every node about to be attached, saved with one write (and one fsync), so
+ * attaching a thousand devices does not rewrite the file a thousand times. */
+static void record_originals(struct manager *m, struct manager_device **v, size_t n) {
+        size_t added = 0;
+
+        if (m->dry_run)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                struct df_originals o;
+
+                if (originals_get(m->originals, v[i]->node->path) || df_node_read_originals(v[i]->node, &o) < 0)
+                        continue; /* the first-write hook tries again and reports */
+                if (originals_record(m->originals, v[i]->node->path, &o) > 0)
+                        added++;
+        }
+        if (added > 0)
+                (void) originals_save(m->originals);
+}
+
 static void activate_all(struct manager *m, struct manager_device **fresh, size_t n_fresh) {
         bool *done = calloc(n_fresh, sizeof(bool));
         size_t left = n_fresh;
@@ -220,6 +239,7 @@ static void activate_all(struct manager *m, struct manager_device **fresh, size_
                 log_oom();
                 return;
         }
+        record_originals(m, fresh, n_fresh);
         /* Parents first: a passive child starts from its parent's frequency. */
         while (left > 0) {
                 size_t before = left;

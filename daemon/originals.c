@@ -114,7 +114,7 @@ const struct df_originals *originals_get(const struct originals *o, const char *
         return NULL;
 }
 
-static int originals_save(const struct originals *o) {
+int originals_save(const struct originals *o) {
         _cleanup_free_ char *text = NULL;
         size_t size = 0;
         FILE *f;
@@ -143,6 +143,15 @@ static int originals_save(const struct originals *o) {
 }
 
 int originals_add(struct originals *o, const char *path, const struct df_originals *values) {
+        int r = originals_record(o, path, values);
+
+        if (r <= 0)
+                return r;
+        return originals_save(o);
+}
+
+/* 1 when recorded, 0 when an entry exists already. */
+int originals_record(struct originals *o, const char *path, const struct df_originals *values) {
         struct originals_entry *ne;
         char *p;
 

@@ -28,5 +28,9 @@ const struct df_originals *originals_get(const struct originals *o, const char *
 /* Record and save at once (before the first write to the node); an existing entry is kept. */
 int originals_add(struct originals *o, const char *path, const struct df_originals *values);
 
+/* Record without saving (many nodes at start), then save once: one fsync for all. */
+int originals_record(struct originals *o, const char *path, const struct df_originals *values);
+int originals_save(const struct originals *o);
+
 /* Forget and save (after the values were written back); the file goes when the last entry does. */
 int originals_remove(struct originals *o, const char *path);
