@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The configuration model and its parser: /etc/devfreqd.conf and devfreqd.conf.d/*.conf, read
- * with libinih, merged by the drop-in rules, validated as a whole, errors as "file:line: what". */
+/* The configuration model and its parser: /etc/devfreqd.conf and the drop-ins of devfreqd.conf.d,
+ * read with libinih, merged by the drop-in rules, validated as a whole, errors as "file:line: what". */
 #pragma once
 
 #include <stdbool.h>

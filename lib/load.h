@@ -46,7 +46,7 @@ int df_load_source_open(
 struct df_load_source *df_load_source_free(struct df_load_source *s);
 
 /*
- * Take one reading. 1: a complete sample since the previous reading in *ret_busy/*ret_total
+ * Take one reading. 1: a complete sample since the previous reading in *ret_busy and *ret_total
  * (percent: busy = the percentage, total = 100). 0: no sample this time (the first reading of
  * cumulative counters, counters that went backwards, a zero total, a percentage above 100):
  * dropped, the caller keeps its frequency. Negative errno on a read or parse error.

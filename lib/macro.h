@@ -84,3 +84,10 @@ static inline const char *yes_no(int b) {
 
 #define streq(a, b) (strcmp((a), (b)) == 0)
 #define strneq(a, b, n) (strncmp((a), (b), (n)) == 0)
+
+#define SWAP_PTR(a, b)                                                                                       \
+        do {                                                                                                 \
+                __typeof__(a) _swap_tmp_ = (a);                                                              \
+                (a) = (b);                                                                                   \
+                (b) = _swap_tmp_;                                                                            \
+        } while (0)
