@@ -151,6 +151,9 @@ int request_validate_value(struct manager_device *d, enum df_qos_type type, uint
 uint64_t clock_now(clockid_t clock);
 
 /* dbus/client.c */
+/* The sender of a peer-to-peer connection's messages (there is no broker to name it). */
+#define PEER_SENDER ""
+const char *message_sender(sd_bus_message *m);
 struct client *client_get(struct bus *b, const char *name, bool create);
 void client_release_if_unused(struct client *c);
 int sender_creds(struct bus *b, sd_bus_message *m, uint32_t *ret_euid, uint32_t *ret_pid);

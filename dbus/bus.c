@@ -117,17 +117,57 @@ static int register_objects(struct bus *b) {
                 logcontrol_vtable, b);
 }
 
+static struct bus *bus_alloc(sd_event *event, struct manager *m) {
+        struct bus *b = calloc(1, sizeof(*b));
+
+        if (!b)
+                return NULL;
+        b->event = sd_event_ref(event);
+        b->manager = m;
+        return b;
+}
+
+/* What both constructors do once b->bus is connected: objects, event loop, listener. */
+static int bus_serve(struct bus *b, bool watch_polkit) {
+        struct manager *m = b->manager;
+        int r;
+
+        r = sd_bus_match_signal(
+                b->bus, &b->disconnected, "org.freedesktop.DBus.Local", "/org/freedesktop/DBus/Local",
+                "org.freedesktop.DBus.Local", "Disconnected", on_disconnected, b);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch for disconnection: %m");
+        r = register_objects(b);
+        if (r < 0)
+                return log_error_errno(r, "Failed to register the bus objects: %m");
+        if (watch_polkit) {
+                r = polkit_watch_start(b);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to watch for polkit: %m");
+        }
+        if (!sd_bus_get_event(b->bus)) {
+                r = sd_bus_attach_event(b->bus, b->event, SD_EVENT_PRIORITY_NORMAL);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
+        }
+        manager_set_listener(m, &listener, b);
+        for (size_t i = 0; i < m->n_devices; i++) {
+                struct device_data *dd = device_data_get(b, m->devices[i]);
+                if (dd)
+                        dd->announced = true; /* nobody could have seen them before they were served */
+        }
+        return 0;
+}
+
 int bus_new(
         sd_event *event, struct manager *m, const char *address, bus_lost_t lost, void *userdata,
         struct bus **ret) {
         struct bus *b;
         int r;
 
-        b = calloc(1, sizeof(*b));
+        b = bus_alloc(event, m);
         if (!b)
                 return log_oom();
-        b->event = sd_event_ref(event);
-        b->manager = m;
         b->lost = lost;
         b->lost_userdata = userdata;
 
@@ -136,34 +176,9 @@ int bus_new(
                 log_error_errno(r, "Failed to connect to the %s bus: %m", address);
                 goto fail;
         }
-        r = sd_bus_match_signal(
-                b->bus, &b->disconnected, "org.freedesktop.DBus.Local", "/org/freedesktop/DBus/Local",
-                "org.freedesktop.DBus.Local", "Disconnected", on_disconnected, b);
-        if (r < 0) {
-                log_error_errno(r, "Failed to watch for disconnection: %m");
+        r = bus_serve(b, true);
+        if (r < 0)
                 goto fail;
-        }
-        r = register_objects(b);
-        if (r < 0) {
-                log_error_errno(r, "Failed to register the bus objects: %m");
-                goto fail;
-        }
-        r = polkit_watch_start(b);
-        if (r < 0) {
-                log_error_errno(r, "Failed to watch for polkit: %m");
-                goto fail;
-        }
-        r = sd_bus_attach_event(b->bus, event, SD_EVENT_PRIORITY_NORMAL);
-        if (r < 0) {
-                log_error_errno(r, "Failed to attach the bus to the event loop: %m");
-                goto fail;
-        }
-        manager_set_listener(m, &listener, b);
-        for (size_t i = 0; i < m->n_devices; i++) {
-                struct device_data *dd = device_data_get(b, m->devices[i]);
-                if (dd)
-                        dd->announced = true; /* nobody could have seen them before the name */
-        }
         r = sd_bus_request_name(b->bus, BUS_NAME, 0);
         if (r < 0) {
                 log_error_errno(r, "Failed to own the name %s: %m", BUS_NAME);
@@ -175,6 +190,23 @@ int bus_new(
 fail:
         bus_free(b);
         return r;
+}
+
+int bus_new_with_connection(sd_event *event, struct manager *m, sd_bus *connection, struct bus **ret) {
+        struct bus *b;
+        int r;
+
+        b = bus_alloc(event, m);
+        if (!b)
+                return log_oom();
+        b->bus = sd_bus_ref(connection);
+        r = bus_serve(b, false);
+        if (r < 0) {
+                bus_free(b);
+                return r;
+        }
+        *ret = b;
+        return 0;
 }
 
 struct bus *bus_free(struct bus *b) {

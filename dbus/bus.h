@@ -17,9 +17,18 @@ typedef void (*bus_lost_t)(struct bus *b, void *userdata);
 
 /*
  * Connect to `address` ("system", "session", or a D-Bus address), serve the objects, own
- * BUS_NAME. `reload` is what Reload() and SIGHUP call.
+ * BUS_NAME. `lost` is called when the connection is gone.
  */
 int bus_new(
         sd_event *event, struct manager *m, const char *address, bus_lost_t lost, void *userdata,
         struct bus **ret);
+
+/*
+ * Serve the objects on `connection`, an already started connection (a peer-to-peer server end,
+ * as the bus-object tests use): no name is requested and polkit is treated as absent. Without a
+ * broker the peer has no unique name: it is the client "" (a request's Owner), its credentials
+ * come from the socket, and its requests last as long as the connection. The connection is
+ * attached to `event` unless it has an event loop already; bus_free() closes it.
+ */
+int bus_new_with_connection(sd_event *event, struct manager *m, sd_bus *connection, struct bus **ret);
 struct bus *bus_free(struct bus *b);

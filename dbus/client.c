@@ -58,8 +58,9 @@ struct client *client_get(struct bus *b, const char *name, bool create) {
                 free(c);
                 return NULL;
         }
-        r = sd_bus_track_new(b->bus, &c->track, on_client_gone, c);
-        if (r >= 0)
+        /* On a peer-to-peer connection the one peer is the connection: it leaves with it. */
+        r = sd_bus_is_bus_client(b->bus) > 0 ? sd_bus_track_new(b->bus, &c->track, on_client_gone, c) : 0;
+        if (r >= 0 && c->track)
                 r = sd_bus_track_add_name(c->track, name);
         if (r < 0) {
                 log_warning_errno(r, "Cannot track %s: %m", name);
@@ -89,17 +90,22 @@ void clients_free_all(struct bus *b) {
         }
 }
 
+const char *message_sender(sd_bus_message *m) {
+        const char *sender = sd_bus_message_get_sender(m);
+
+        /* The broker sets the sender of every message; a peer-to-peer connection has none. */
+        return sender ? sender : PEER_SENDER;
+}
+
 /* The caller's effective uid and pid from the bus, once per unique name (names are never reused). */
 int sender_creds(struct bus *b, sd_bus_message *m, uint32_t *ret_euid, uint32_t *ret_pid) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-        const char *sender = sd_bus_message_get_sender(m);
+        const char *sender = message_sender(m);
         struct creds_entry *slot = &b->creds[0];
         uid_t euid;
         pid_t pid = 0;
         int r;
 
-        if (!sender)
-                return -ENXIO;
         for (size_t i = 0; i < CREDS_CACHE_SIZE; i++) {
                 struct creds_entry *e = &b->creds[i];
                 if (e->name && streq(e->name, sender)) {

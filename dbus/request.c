@@ -329,18 +329,19 @@ int request_add(
         const char *reason, const char *application_id, uint64_t timeout_ms, sd_bus_error *error,
         struct request **ret) {
         const struct df_config *c = b->manager->config;
-        const char *sender = sd_bus_message_get_sender(m);
+        const char *sender = message_sender(m);
         struct device_data *dd = device_data_get(b, d);
         struct client *client;
         struct request *q;
-        uint64_t now = clock_now(CLOCK_BOOTTIME);
+        uint64_t now = clock_now(CLOCK_BOOTTIME), now_realtime = clock_now(CLOCK_REALTIME);
         uint32_t uid = 0, pid = 0;
         char f[DF_FREQ_STRING_MAX];
         int r;
 
-        if (!sender || !dd)
+        if (!dd)
                 return -ENOMEM;
-        if (timeout_ms > (UINT64_MAX - now) / 1000)
+        /* Both expiry clocks must hold it without wrapping (CLOCK_REALTIME is far ahead). */
+        if (timeout_ms > (UINT64_MAX - MAX(now, now_realtime)) / 1000)
                 return sd_bus_error_setf(
                         error, SD_BUS_ERROR_INVALID_ARGS,
                         "Option 'timeout-ms' of %" PRIu64 " ms is too large", timeout_ms);
@@ -377,7 +378,7 @@ int request_add(
         q->id = next_id(b);
         q->uid = uid;
         q->pid = pid;
-        q->created_realtime = clock_now(CLOCK_REALTIME);
+        q->created_realtime = now_realtime;
         if (timeout_ms) {
                 q->expires_boottime = now + timeout_ms * 1000;
                 q->expires_realtime = q->created_realtime + timeout_ms * 1000;
@@ -469,12 +470,17 @@ int request_object_find(
         sd_bus_error *error) {
         struct bus *b = userdata;
         const char *e = path + strlen(REQUEST_PREFIX);
+        struct request *q;
         uint64_t id;
 
         if (strncmp(path, REQUEST_PREFIX "/", strlen(REQUEST_PREFIX) + 1) != 0 || df_safe_atou64(e + 1, &id) < 0)
                 return 0;
-        *found = table_find(b, id);
-        return *found != NULL;
+        q = table_find(b, id);
+        /* One path a request: ".../0123" parses as 123 but is no path of it. */
+        if (!q || !streq(q->path, path))
+                return 0;
+        *found = q;
+        return 1;
 }
 
 int request_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error) {
@@ -545,11 +551,10 @@ REQUEST_GETTER(property_get_usec) {
 
 /* The owner and root manage a request; anyone else is told no, whatever they ask. */
 static int check_owner(struct request *q, sd_bus_message *m, sd_bus_error *error) {
-        const char *sender = sd_bus_message_get_sender(m);
         uint32_t euid, pid;
         int r;
 
-        if (sender && streq(sender, q->client->name))
+        if (streq(message_sender(m), q->client->name))
                 return 0;
         r = sender_creds(q->bus, m, &euid, &pid);
         if (r < 0)
