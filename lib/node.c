@@ -1,29 +1,23 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* A devfreq node or cpufreq policy as a backend: discovery, its frequencies and originals, the
- * kernel governor, and the writes that make a frequency or a range; kHz exists only in here. */
+/* A devfreq node or cpufreq policy: opening and discovery, its frequencies, the originals and their
+ * restore, the kernel governors. Driving it is node-drive.c; kHz exists only in lib/node*.c. */
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "macro.h"
+#include "node-internal.h"
 #include "node.h"
 #include "stats.h"
 
 /* The largest attribute read whole (trans_stat and trans_table stop at PAGE_SIZE in the kernel). */
 #define TEXT_MAX (1024 * 1024)
-
-struct kind_attrs {
-        const char *governor, *governors, *min, *max, *cur, *applied, *frequencies, *key;
-        uint64_t scale; /* Hz per sysfs unit */
-};
 
 static const struct kind_attrs kind_attrs[_DF_KIND_MAX] = {
         [DF_KIND_DEVFREQ] = { "governor", "available_governors", "min_freq", "max_freq", "cur_freq",
@@ -53,16 +47,8 @@ enum df_kind df_kind_from_string(const char *s) {
         return _DF_KIND_INVALID;
 }
 
-static const struct kind_attrs *attrs(const struct df_node *n) {
+const struct kind_attrs *node_attrs(const struct df_node *n) {
         return &kind_attrs[n->kind];
-}
-
-_printf_(2, 3) static void set_error(struct df_node *n, const char *fmt, ...) {
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(n->error, sizeof(n->error), fmt, ap);
-        va_end(ap);
 }
 
 static bool has_attr(int dirfd, const char *name) {
@@ -72,7 +58,7 @@ static bool has_attr(int dirfd, const char *name) {
 }
 
 /* A whole attribute of any size (lists, statistics): not for the hot path. */
-static int read_text(int dirfd, const char *name, char **ret) {
+int node_read_text(int dirfd, const char *name, char **ret) {
         _cleanup_close_ int fd = df_attr_open(dirfd, name, O_RDONLY);
 
         if (fd < 0)
@@ -115,7 +101,7 @@ static int read_word(int dirfd, const char *name, char *buf, size_t size) {
         return 0;
 }
 
-static int word_to_u64(const char *s, uint64_t *ret) {
+int node_word_to_u64(const char *s, uint64_t *ret) {
         uint64_t v = 0;
 
         if (!*s)
@@ -129,33 +115,13 @@ static int word_to_u64(const char *s, uint64_t *ret) {
         return 0;
 }
 
-static uint64_t to_hz(const struct df_node *n, uint64_t v) {
-        uint64_t s = attrs(n)->scale;
+uint64_t node_to_hz(const struct df_node *n, uint64_t v) {
+        uint64_t s = node_attrs(n)->scale;
 
         return v > UINT64_MAX / s ? UINT64_MAX : v * s;
 }
 
-enum rounding {
-        ROUND_DOWN,
-        ROUND_UP,
-        ROUND_NEAREST
-};
-
-/* kernel: min_freq_store() floors, max_freq_store() rounds up, so the interval never shrinks. */
-static uint64_t to_node_units(const struct df_node *n, uint64_t hz, enum rounding how) {
-        uint64_t s = attrs(n)->scale, q = hz / s, rem = hz % s;
-
-        switch (how) {
-        case ROUND_UP:
-                return q + (rem != 0);
-        case ROUND_NEAREST:
-                return q + (rem >= s - s / 2);
-        default:
-                return q;
-        }
-}
-
-static void close_kept(struct df_node *n) {
+void node_close_kept(struct df_node *n) {
         n->applied_fd = safe_close(n->applied_fd);
         n->min_fd = safe_close(n->min_fd);
         n->max_fd = safe_close(n->max_fd);
@@ -164,7 +130,7 @@ static void close_kept(struct df_node *n) {
 struct df_node *df_node_free(struct df_node *n) {
         if (!n)
                 return NULL;
-        close_kept(n);
+        node_close_kept(n);
         safe_close(n->dirfd);
         free(n->path);
         free(n->name);
@@ -211,12 +177,12 @@ static int open_devfreq(struct df_node *n) {
         _cleanup_free_ uint64_t *f = NULL;
         size_t k;
 
-        if (read_text(n->dirfd, "available_governors", &text) >= 0)
+        if (node_read_text(n->dirfd, "available_governors", &text) >= 0)
                 n->has_userspace = df_word_in_list(text, "userspace");
         free(text);
         text = NULL;
         /* An empty or unreadable list is not fatal: df_node_read_frequencies() reports it. */
-        if (read_text(n->dirfd, "available_frequencies", &text) >= 0 &&
+        if (node_read_text(n->dirfd, "available_frequencies", &text) >= 0 &&
             df_parse_frequency_list(text, 1, &f, &k) >= 0) {
                 n->has_table = true;
                 n->hw_min = f[0];
@@ -237,18 +203,18 @@ static int open_cpufreq(struct df_node *n) {
                 r = df_attr_read_u64(n->dirfd, "cpuinfo_max_freq", &hi);
         if (r < 0)
                 return r == -ENOENT ? -ENODEV : r;
-        n->hw_min = to_hz(n, lo);
-        n->hw_max = to_hz(n, hi);
+        n->hw_min = node_to_hz(n, lo);
+        n->hw_max = node_to_hz(n, hi);
 
-        if (read_text(n->dirfd, "scaling_available_governors", &text) >= 0)
+        if (node_read_text(n->dirfd, "scaling_available_governors", &text) >= 0)
                 n->has_userspace = df_word_in_list(text, "userspace");
         free(text);
         text = NULL;
-        if (read_text(n->dirfd, "related_cpus", &text) >= 0)
+        if (node_read_text(n->dirfd, "related_cpus", &text) >= 0)
                 (void) parse_cpus(text, &n->cpus, &n->n_cpus);
         free(text);
         text = NULL;
-        if (read_text(n->dirfd, "scaling_available_frequencies", &text) >= 0 &&
+        if (node_read_text(n->dirfd, "scaling_available_frequencies", &text) >= 0 &&
             df_parse_frequency_list(text, 1000, &f, &k) >= 0)
                 n->has_table = true;
         return 0;
@@ -299,7 +265,7 @@ bool df_node_exists(const struct df_node *n) {
                 return false;
         /* A removed sysfs directory keeps its link count but no longer finds its attributes;
          * one re-created under the same name is another device and needs a new open. */
-        if (fstatat(n->dirfd, attrs(n)->key, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+        if (fstatat(n->dirfd, node_attrs(n)->key, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
             (errno == ENOENT || errno == ENODEV || errno == ENOTDIR))
                 return false;
         return true;
@@ -315,7 +281,7 @@ static void closedirp(DIR **d) {
 static bool policy_number(const char *path, uint64_t *ret) {
         const char *name = strrchr(path, '/') + 1;
 
-        return strneq(name, "policy", 6) && word_to_u64(name + 6, ret) >= 0;
+        return strneq(name, "policy", 6) && node_word_to_u64(name + 6, ret) >= 0;
 }
 
 static int cmp_discovered(const void *a, const void *b) {
@@ -347,7 +313,8 @@ static int list_dir(const struct df_root *root, const char *dir, bool policies, 
 
                 if (!df_name_valid(de->d_name) || de->d_type == DT_REG)
                         continue;
-                if (policies && !(strneq(de->d_name, "policy", 6) && word_to_u64(de->d_name + 6, &num) >= 0))
+                if (policies &&
+                    !(strneq(de->d_name, "policy", 6) && node_word_to_u64(de->d_name + 6, &num) >= 0))
                         continue;
                 char **nv = realloc(*v, (*n + 2) * sizeof(char *));
                 if (!nv)
@@ -418,22 +385,22 @@ int df_node_read_frequencies(struct df_node *n, uint64_t step, uint64_t **ret, s
 
         if (n->kind == DF_KIND_CPUFREQ && !n->has_table)
                 return synthetic_table(n, step, ret, ret_n);
-        r = read_text(n->dirfd, attrs(n)->frequencies, &text);
+        r = node_read_text(n->dirfd, node_attrs(n)->frequencies, &text);
         if (r < 0)
                 return r;
-        return df_parse_frequency_list(text, attrs(n)->scale, ret, ret_n);
+        return df_parse_frequency_list(text, node_attrs(n)->scale, ret, ret_n);
 }
 
 int df_node_read_current(struct df_node *n, uint64_t *ret) {
         uint64_t v;
         int r;
 
-        r = df_attr_read_u64(n->dirfd, attrs(n)->cur, &v);
+        r = df_attr_read_u64(n->dirfd, node_attrs(n)->cur, &v);
         if (r < 0)
                 return r;
-        if (v > UINT64_MAX / attrs(n)->scale)
+        if (v > UINT64_MAX / node_attrs(n)->scale)
                 return -ERANGE;
-        *ret = v * attrs(n)->scale;
+        *ret = v * node_attrs(n)->scale;
         return 0;
 }
 
@@ -441,11 +408,11 @@ int df_node_read_originals(struct df_node *n, struct df_originals *ret) {
         struct df_originals o = {};
         int r;
 
-        r = read_word(n->dirfd, attrs(n)->governor, o.governor, sizeof(o.governor));
+        r = read_word(n->dirfd, node_attrs(n)->governor, o.governor, sizeof(o.governor));
         if (r >= 0)
-                r = read_word(n->dirfd, attrs(n)->min, o.min, sizeof(o.min));
+                r = read_word(n->dirfd, node_attrs(n)->min, o.min, sizeof(o.min));
         if (r >= 0)
-                r = read_word(n->dirfd, attrs(n)->max, o.max, sizeof(o.max));
+                r = read_word(n->dirfd, node_attrs(n)->max, o.max, sizeof(o.max));
         if (r >= 0 && n->kind == DF_KIND_CPUFREQ) {
                 r = read_word(n->dirfd, "cpuinfo_min_freq", o.hw_min, sizeof(o.hw_min));
                 if (r >= 0)
@@ -460,61 +427,25 @@ int df_node_read_originals(struct df_node *n, struct df_originals *ret) {
         return 0;
 }
 
-/*
- * The one place that writes: the originals are recorded before the first real write (not before
- * writing them back), dry-run only says what it would do, and a failure names the attribute.
- */
-static int node_write(struct df_node *n, int fd, const char *attr, const char *value, bool restoring) {
-        int r;
-
-        if (n->dry_run) {
-                df_logf(&n->log, LOG_INFO, "would write %s to %s/%s", value, n->path, attr);
-                return 0;
-        }
-        if (!restoring && !n->wrote_once) {
-                if (n->first_write) {
-                        r = n->first_write(n, n->first_write_userdata);
-                        if (r < 0) {
-                                set_error(
-                                        n, "not writing %s/%s: recording the original settings failed: %s",
-                                        n->path, attr, strerror(-r));
-                                return r;
-                        }
-                }
-                n->wrote_once = true;
-        }
-        r = fd >= 0 ? df_attr_pwrite(fd, value) : df_attr_write(n->dirfd, attr, value);
-        if (r < 0)
-                set_error(n, "write %s/%s: %s", n->path, attr, strerror(-r));
-        return r;
-}
-
-static int node_write_u64(struct df_node *n, int fd, const char *attr, uint64_t value) {
-        char buf[32];
-
-        snprintf(buf, sizeof(buf), "%" PRIu64, value);
-        return node_write(n, fd, attr, buf, false);
-}
-
 /* A min at or below the lowest, or a max at or above the highest frequency, limits nothing. */
 static bool at_bound(const char *value, const char *bound, bool is_min) {
         uint64_t v, b;
 
         if (!*bound)
                 return false;
-        if (word_to_u64(value, &v) < 0 || word_to_u64(bound, &b) < 0)
+        if (node_word_to_u64(value, &v) < 0 || node_word_to_u64(bound, &b) < 0)
                 return streq(value, bound);
         return is_min ? v <= b : v >= b;
 }
 
 int df_node_restore(struct df_node *n, const struct df_originals *o) {
-        const struct kind_attrs *a = attrs(n);
+        const struct kind_attrs *a = node_attrs(n);
         bool devfreq = n->kind == DF_KIND_DEVFREQ;
         const char *min = o->min, *max = o->max;
         uint64_t new_min, cur_max;
         int r = 0, k;
 
-        close_kept(n);
+        node_close_kept(n);
         n->drive = DF_DRIVE_NONE;
         n->has_written = false;
         /* What follows a restore starts over: the originals are recorded again before it writes. */
@@ -529,7 +460,7 @@ int df_node_restore(struct df_node *n, const struct df_originals *o) {
                 r = node_write(n, -EBADF, a->governor, o->governor, true);
 
         /* Raising the min above the max in force would invert the range for a moment. */
-        if (word_to_u64(min, &new_min) < 0)
+        if (node_word_to_u64(min, &new_min) < 0)
                 new_min = 0;
         if (df_attr_read_u64(n->dirfd, a->max, &cur_max) < 0)
                 cur_max = UINT64_MAX;
@@ -551,7 +482,7 @@ int df_node_kernel_governor(struct df_node *n, char *buf, size_t size) {
         int r;
 
         /* The caller's buffer keeps its old contents on failure (the daemon shows it as it is). */
-        r = read_word(n->dirfd, attrs(n)->governor, gov, sizeof(gov));
+        r = read_word(n->dirfd, node_attrs(n)->governor, gov, sizeof(gov));
         if (r < 0)
                 return r;
         len = strlen(gov);
@@ -567,7 +498,7 @@ int df_node_kernel_governors(struct df_node *n, char ***ret, size_t *ret_n) {
         size_t k = 0;
         int r;
 
-        r = read_text(n->dirfd, attrs(n)->governors, &text);
+        r = node_read_text(n->dirfd, node_attrs(n)->governors, &text);
         if (r < 0)
                 return r;
         for (char *w = strtok_r(text, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
@@ -590,480 +521,10 @@ int df_node_set_kernel_governor(struct df_node *n, const char *name) {
 
         if (!df_name_valid(name))
                 return -EINVAL;
-        r = read_text(n->dirfd, attrs(n)->governors, &text);
+        r = node_read_text(n->dirfd, node_attrs(n)->governors, &text);
         if (r < 0)
                 return r;
         if (!df_word_in_list(text, name))
                 return -EINVAL;
-        return node_write(n, -EBADF, attrs(n)->governor, name, false);
-}
-
-/* --- driving -------------------------------------------------------------------------------- */
-
-static int open_kept(struct df_node *n, const char *attr, int flags, int *ret) {
-        int fd;
-
-        /* Dry-run writes nothing, so it keeps nothing open for writing either. */
-        if (n->dry_run)
-                return 0;
-        fd = df_attr_open(n->dirfd, attr, flags);
-        if (fd < 0) {
-                set_error(n, "open %s/%s: %s", n->path, attr, strerror(-fd));
-                return fd;
-        }
-        safe_close(*ret);
-        *ret = fd;
-        return 0;
-}
-
-static int select_userspace(struct df_node *n) {
-        char gov[DF_ATTR_VALUE_MAX];
-        int r;
-
-        r = df_node_kernel_governor(n, gov, sizeof(gov));
-        if (r < 0) {
-                set_error(n, "read %s/%s: %s", n->path, attrs(n)->governor, strerror(-r));
-                return r;
-        }
-        if (streq(gov, "userspace"))
-                return 0;
-        r = node_write(n, -EBADF, attrs(n)->governor, "userspace", false);
-        return r < 0 ? r : 1;
-}
-
-int df_node_prepare(struct df_node *n, enum df_mode mode) {
-        int r;
-
-        if (mode < 0 || mode >= _DF_MODE_MAX)
-                return -EINVAL;
-        close_kept(n);
-        n->drive = DF_DRIVE_NONE;
-        n->has_written = false;
-        n->written = n->written_min = n->written_max = 0;
-
-        if (mode == DF_MODE_GOVERN && n->has_userspace) {
-                r = select_userspace(n);
-                if (r < 0)
-                        return r;
-                /* devfreq creates userspace/set_freq only while its governor is userspace. */
-                r = open_kept(n, attrs(n)->applied, O_RDWR, &n->applied_fd);
-                if (r < 0)
-                        return r;
-                n->drive = DF_DRIVE_USERSPACE;
-                return 0;
-        }
-        r = open_kept(n, attrs(n)->min, O_WRONLY, &n->min_fd);
-        if (r >= 0)
-                r = open_kept(n, attrs(n)->max, O_WRONLY, &n->max_fd);
-        if (r < 0) {
-                close_kept(n);
-                return r;
-        }
-        n->drive = mode == DF_MODE_GOVERN ? DF_DRIVE_PINNED : DF_DRIVE_CLAMP;
-        return 0;
-}
-
-/* Both limits, in the order that keeps min <= max between the two writes. */
-static int write_range(struct df_node *n, uint64_t min, uint64_t max, bool max_first) {
-        uint64_t lo = to_node_units(n, min, ROUND_DOWN), hi = to_node_units(n, max, ROUND_UP);
-        int r;
-
-        n->has_written = false;
-        for (int step = 0; step < 2; step++) {
-                if ((step == 0) == max_first) {
-                        r = node_write_u64(n, n->max_fd, attrs(n)->max, hi);
-                        if (r < 0)
-                                return r;
-                        n->written_max = to_hz(n, hi);
-                } else {
-                        r = node_write_u64(n, n->min_fd, attrs(n)->min, lo);
-                        if (r < 0)
-                                return r;
-                        n->written_min = to_hz(n, lo);
-                }
-        }
-        n->has_written = true;
-        return 0;
-}
-
-static int node_set_frequency(void *userdata, uint64_t freq, uint64_t previous) {
-        struct df_node *n = userdata;
-        uint64_t v;
-        int r;
-
-        switch (n->drive) {
-        case DF_DRIVE_USERSPACE:
-                v = to_node_units(n, freq, ROUND_NEAREST);
-                r = node_write_u64(n, n->applied_fd, attrs(n)->applied, v);
-                if (r < 0)
-                        return r;
-                n->written = to_hz(n, v);
-                n->has_written = true;
-                return 0;
-        case DF_DRIVE_PINNED:
-                /* Going up, raise max first; going down, lower min first. */
-                return write_range(n, freq, freq, freq > previous);
-        default:
-                return -EOPNOTSUPP;
-        }
-}
-
-static int node_set_range(void *userdata, uint64_t min, uint64_t max) {
-        struct df_node *n = userdata;
-        uint64_t old_max;
-
-        if (n->drive != DF_DRIVE_CLAMP)
-                return -EOPNOTSUPP;
-        if (n->has_written)
-                old_max = n->written_max;
-        else if (df_attr_read_u64(n->dirfd, attrs(n)->max, &old_max) >= 0)
-                old_max = to_hz(n, old_max);
-        else
-                old_max = UINT64_MAX;
-        return write_range(n, min, max, min > old_max);
-}
-
-const struct df_backend_ops df_node_backend_ops = {
-        .set_frequency = node_set_frequency,
-        .set_range = node_set_range,
-};
-
-int df_node_check_foreign(struct df_node *n, uint64_t *ret_seen) {
-        uint64_t v;
-        int r;
-
-        if (n->dry_run || n->drive != DF_DRIVE_USERSPACE || !n->has_written || n->applied_fd < 0)
-                return 0;
-        r = df_attr_pread_u64(n->applied_fd, &v);
-        if (r < 0) {
-                set_error(n, "read %s/%s: %s", n->path, attrs(n)->applied, strerror(-r));
-                return r;
-        }
-        v = to_hz(n, v);
-        if (v == n->written)
-                return 0;
-        if (ret_seen)
-                *ret_seen = v;
-        return 1;
-}
-
-int df_node_check_kernel_governor(struct df_node *n) {
-        int r;
-
-        if (n->dry_run || n->drive != DF_DRIVE_USERSPACE)
-                return 0;
-        r = select_userspace(n);
-        if (r <= 0)
-                return r;
-        /* The governor's restart made a new set_freq; the kept descriptor is stale. */
-        r = open_kept(n, attrs(n)->applied, O_RDWR, &n->applied_fd);
-        if (r < 0)
-                return r;
-        n->has_written = false;
-        return 1;
-}
-
-/* --- kernel statistics ---------------------------------------------------------------------- */
-
-struct kstats {
-        size_t n;
-        uint64_t *freqs, *time_ms, *trans, total;
-};
-
-static void kstats_done(struct kstats *s) {
-        free(s->freqs);
-        free(s->time_ms);
-        free(s->trans);
-}
-
-static int kstats_alloc(struct kstats *s, size_t n) {
-        if (n == 0)
-                return -ENODATA;
-        if (n > DF_STATS_MAX_STATES)
-                return -E2BIG;
-        s->n = n;
-        s->freqs = calloc(n, sizeof(uint64_t));
-        s->time_ms = calloc(n, sizeof(uint64_t));
-        s->trans = calloc(n * n, sizeof(uint64_t));
-        return s->freqs && s->time_ms && s->trans ? 0 : -ENOMEM;
-}
-
-/* Split in place into lines; blank lines are dropped. */
-static size_t split_lines(char *text, char **lines, size_t max) {
-        size_t n = 0;
-        char *save = NULL;
-
-        for (char *l = strtok_r(text, "\n", &save); l && n < max; l = strtok_r(NULL, "\n", &save))
-                if (l[strspn(l, " \t")])
-                        lines[n++] = l;
-        return n;
-}
-
-static int span_u64(const char *s, size_t len, uint64_t *ret) {
-        char buf[32];
-        size_t i = 0;
-
-        while (len > 0 && s[len - 1] == ' ')
-                len--;
-        while (i < len && s[i] == ' ')
-                i++;
-        if (len - i >= sizeof(buf))
-                return -EINVAL;
-        memcpy(buf, s + i, len - i);
-        buf[len - i] = '\0';
-        return word_to_u64(buf, ret);
-}
-
-/* Whitespace-separated numbers of `s`: exactly n, or -EINVAL. */
-static int tokens_u64(const char *s, uint64_t *v, size_t n) {
-        size_t k = 0;
-
-        for (;;) {
-                size_t len;
-
-                while (*s == ' ' || *s == '\t')
-                        s++;
-                if (!*s)
-                        return k == n ? 0 : -EINVAL;
-                len = strcspn(s, " \t");
-                if (k == n || span_u64(s, len, &v[k++]) < 0)
-                        return -EINVAL;
-                s += len;
-        }
-}
-
-/*
- * kernel: trans_stat_show(). Every number is "%10lu"/"%10u", so ten-digit frequencies touch their
- * neighbours: the header and the counts are cut in fixed fields, the time is what remains.
- */
-static int parse_trans_stat(char *text, struct kstats *s) {
-        _cleanup_free_ char **lines = NULL;
-        const char *hdr, *end;
-        size_t nl, n;
-        int r;
-
-        if (strneq(text, "Not Supported", 13))
-                return -ENODATA;
-        lines = calloc(DF_STATS_MAX_STATES + 4, sizeof(char *));
-        if (!lines)
-                return -ENOMEM;
-        nl = split_lines(text, lines, DF_STATS_MAX_STATES + 4);
-        if (nl == 0)
-                return -EAGAIN; /* the kernel reads 0 bytes while no known frequency is in force */
-        if (nl < 4 || !strstr(lines[0], "From") || !strneq(lines[nl - 1], "Total transition", 16))
-                return -EINVAL;
-        n = nl - 3;
-        r = kstats_alloc(s, n);
-        if (r < 0)
-                return r;
-        hdr = strchr(lines[nl - 1], ':');
-        if (!hdr || span_u64(hdr + 1, strlen(hdr + 1), &s->total) < 0)
-                return -EINVAL;
-
-        hdr = strchr(lines[1], ':');
-        end = strstr(lines[1], "time(ms)");
-        if (!hdr || !end || end < hdr + 1)
-                return -EINVAL;
-        hdr++;
-        while (end > hdr && end[-1] == ' ')
-                end--;
-        if ((size_t) (end - hdr) == 10 * n) {
-                for (size_t j = 0; j < n; j++)
-                        if (span_u64(hdr + 10 * j, 10, &s->freqs[j]) < 0)
-                                return -EINVAL;
-        } else {
-                _cleanup_free_ char *h = strndup(hdr, (size_t) (end - hdr));
-                if (!h)
-                        return -ENOMEM;
-                if (tokens_u64(h, s->freqs, n) < 0)
-                        return -EINVAL;
-        }
-
-        for (size_t i = 0; i < n; i++) {
-                const char *row = lines[2 + i], *colon = strchr(row, ':');
-                uint64_t f;
-
-                if ((row[0] != ' ' && row[0] != '*') || !colon ||
-                    span_u64(row + 1, (size_t) (colon - row - 1), &f) < 0 || f != s->freqs[i])
-                        return -EINVAL;
-                colon++;
-                if (strlen(colon) < 10 * n + 1)
-                        return -EINVAL;
-                for (size_t j = 0; j < n; j++)
-                        if (span_u64(colon + 10 * j, 10, &s->trans[i * n + j]) < 0)
-                                return -EINVAL;
-                if (span_u64(colon + 10 * n, strlen(colon + 10 * n), &s->time_ms[i]) < 0)
-                        return -EINVAL;
-        }
-        return 0;
-}
-
-static ssize_t index_of(const uint64_t *v, size_t n, uint64_t f) {
-        for (size_t i = 0; i < n; i++)
-                if (v[i] == f)
-                        return (ssize_t) i;
-        return -1;
-}
-
-/* kernel: cpufreq_stats show_trans_table(), "%9u: " rows of "%9u " counts, all kHz. */
-static int parse_trans_table(char *text, struct kstats *s, const uint64_t *khz) {
-        _cleanup_free_ char **lines = NULL;
-        _cleanup_free_ uint64_t *cols = NULL, *counts = NULL;
-        _cleanup_free_ ssize_t *map = NULL;
-        size_t n = s->n, nl;
-        const char *hdr;
-
-        lines = calloc(n + 3, sizeof(char *));
-        cols = calloc(n, sizeof(uint64_t));
-        counts = calloc(n, sizeof(uint64_t));
-        map = calloc(n, sizeof(ssize_t));
-        if (!lines || !cols || !counts || !map)
-                return -ENOMEM;
-        nl = split_lines(text, lines, n + 3);
-        if (nl != n + 2 || !strstr(lines[0], "From") || !(hdr = strchr(lines[1], ':')))
-                return -EINVAL;
-        if (tokens_u64(hdr + 1, cols, n) < 0)
-                return -EINVAL;
-        for (size_t j = 0; j < n; j++)
-                if ((map[j] = index_of(khz, n, cols[j])) < 0)
-                        return -EINVAL;
-        for (size_t i = 0; i < n; i++) {
-                const char *colon = strchr(lines[2 + i], ':');
-                uint64_t f;
-                ssize_t from;
-
-                if (!colon || span_u64(lines[2 + i], (size_t) (colon - lines[2 + i]), &f) < 0 ||
-                    (from = index_of(khz, n, f)) < 0 || tokens_u64(colon + 1, counts, n) < 0)
-                        return -EINVAL;
-                for (size_t j = 0; j < n; j++)
-                        s->trans[(size_t) from * n + (size_t) map[j]] = counts[j];
-        }
-        return 0;
-}
-
-/* kernel: cpufreq_stats (time_in_state in USER_HZ ticks, trans_table, total_trans), kHz. */
-static int read_cpufreq_stats(struct df_node *n, struct kstats *s) {
-        _cleanup_free_ char *text = NULL, **lines = NULL;
-        _cleanup_free_ uint64_t *khz = NULL;
-        long tck = sysconf(_SC_CLK_TCK);
-        size_t nl;
-        int r;
-
-        r = read_text(n->dirfd, "stats/time_in_state", &text);
-        if (r == -ENOENT)
-                return -ENODATA;
-        if (r < 0)
-                return r;
-        lines = calloc(DF_STATS_MAX_STATES + 1, sizeof(char *));
-        if (!lines)
-                return -ENOMEM;
-        nl = split_lines(text, lines, DF_STATS_MAX_STATES + 1);
-        r = kstats_alloc(s, nl);
-        if (r < 0)
-                return r;
-        khz = calloc(nl, sizeof(uint64_t));
-        if (!khz)
-                return -ENOMEM;
-        for (size_t i = 0; i < nl; i++) {
-                uint64_t v[2];
-
-                if (tokens_u64(lines[i], v, 2) < 0)
-                        return -EINVAL;
-                if (v[0] > UINT64_MAX / 1000)
-                        return -ERANGE;
-                khz[i] = v[0];
-                s->freqs[i] = v[0] * 1000;
-                unsigned __int128 ms = (unsigned __int128) v[1] * 1000 / (uint64_t) (tck > 0 ? tck : 100);
-                s->time_ms[i] = ms > UINT64_MAX ? UINT64_MAX : (uint64_t) ms;
-        }
-
-        free(text);
-        text = NULL;
-        /* A table too big for a page reads -EFBIG: the times and the total still count. */
-        r = read_text(n->dirfd, "stats/trans_table", &text);
-        if (r >= 0)
-                r = parse_trans_table(text, s, khz);
-        else if (r == -ENOENT || r == -EFBIG)
-                r = 0;
-        if (r < 0)
-                return r;
-        r = df_attr_read_u64(n->dirfd, "stats/total_trans", &s->total);
-        if (r == -ENOENT) {
-                s->total = 0;
-                for (size_t i = 0; i < s->n * s->n; i++)
-                        s->total += s->trans[i];
-                r = 0;
-        }
-        return r;
-}
-
-struct order {
-        uint64_t f;
-        size_t i;
-};
-
-static int cmp_order(const void *a, const void *b) {
-        const struct order *x = a, *y = b;
-
-        return (x->f > y->f) - (x->f < y->f);
-}
-
-/* Ascending columns; the matrix is permuted along (the kernel keeps the driver's table order). */
-static int kstats_sort(struct kstats *s) {
-        _cleanup_free_ struct order *o = calloc(s->n, sizeof(struct order));
-        _cleanup_free_ uint64_t *f = calloc(s->n, sizeof(uint64_t)), *t = calloc(s->n, sizeof(uint64_t)),
-                                *tr = calloc(s->n * s->n, sizeof(uint64_t));
-
-        if (!o || !f || !t || !tr)
-                return -ENOMEM;
-        for (size_t i = 0; i < s->n; i++)
-                o[i] = (struct order){ s->freqs[i], i };
-        qsort(o, s->n, sizeof(struct order), cmp_order);
-        for (size_t i = 0; i < s->n; i++) {
-                f[i] = s->freqs[o[i].i];
-                t[i] = s->time_ms[o[i].i];
-                for (size_t j = 0; j < s->n; j++)
-                        tr[i * s->n + j] = s->trans[o[i].i * s->n + o[j].i];
-        }
-        free(s->freqs);
-        free(s->time_ms);
-        free(s->trans);
-        s->freqs = TAKE_PTR(f);
-        s->time_ms = TAKE_PTR(t);
-        s->trans = TAKE_PTR(tr);
-        return 0;
-}
-
-int df_node_read_kernel_stats(
-        struct df_node *n, uint64_t **ret_freqs, uint64_t **ret_time_ms, uint64_t **ret_trans, size_t *ret_n,
-        uint64_t *ret_total) {
-        _cleanup_(kstats_done) struct kstats s = {};
-        int r;
-
-        if (n->kind == DF_KIND_DEVFREQ) {
-                _cleanup_free_ char *text = NULL;
-
-                r = read_text(n->dirfd, "trans_stat", &text);
-                if (r == -ENOENT)
-                        return -ENODATA;
-                if (r >= 0)
-                        r = parse_trans_stat(text, &s);
-        } else
-                r = read_cpufreq_stats(n, &s);
-        if (r >= 0)
-                r = kstats_sort(&s);
-        if (r < 0)
-                return r;
-        *ret_freqs = TAKE_PTR(s.freqs);
-        *ret_time_ms = TAKE_PTR(s.time_ms);
-        *ret_trans = TAKE_PTR(s.trans);
-        *ret_n = s.n;
-        *ret_total = s.total;
-        return 0;
-}
-
-int df_node_reset_kernel_stats(struct df_node *n) {
-        if (n->kind == DF_KIND_DEVFREQ)
-                return node_write(n, -EBADF, "trans_stat", "0", false);
-        return node_write(n, -EBADF, "stats/reset", "1", false);
+        return node_write(n, -EBADF, node_attrs(n)->governor, name, false);
 }

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What the lib/config*.c files share: the parser's state, libinih's limits, and the reporters and
+ * helpers each part calls. Private to those files; the names carry config_ as lib is linked whole. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "macro.h"
+
+/* libinih's defaults are part of the format: a 200-byte line buffer holds 198 bytes, the newline
+ * and the NUL; section and key names are truncated at 50 bytes with the NUL. */
+#define LINE_CONTENT_MAX 198u
+#define NAME_LEN_MAX 49u
+#define POLLING_MIN_USEC UINT64_C(1000)
+#define POLLING_MAX_USEC UINT64_C(3600000000)
+#define LIMIT_MAX 1000000
+#define KERNEL_GOVERNOR_LEN_MAX 15u
+#define GROUP_LEN_MAX 31u
+
+enum section_kind {
+        SECTION_NONE, /* before the first header */
+        SECTION_DAEMON,
+        SECTION_DEVICE,
+        SECTION_IGNORED, /* a header already reported as wrong: its keys are skipped */
+};
+
+/* How the reader classified the line it handed to inih, mirroring inih's own rules. */
+enum line_kind {
+        LINE_OTHER, /* blank, comment, section header, or refused (inih gets an empty line) */
+        LINE_KEY,
+        LINE_CONTINUATION,
+};
+
+struct parser {
+        struct df_config *config;
+        struct df_config_errors *errors;
+        size_t n_errors; /* reported by this load, dropped ones included */
+        bool oom;
+        bool defaults_bad; /* default-mode or default-governor was refused: devices are not judged */
+        bool *device_bad;  /* per device: one of its keys was refused */
+
+        /* The file being read, from a FILE or from memory. */
+        const char *file;
+        FILE *f;
+        const char *text;
+        size_t size, pos;
+        unsigned line;
+        bool content; /* some byte that is not whitespace */
+        char buf[LINE_CONTENT_MAX + 1];
+
+        /* inih's state, mirrored. */
+        enum line_kind kind;
+        bool handled; /* inih called the handler for the line of kind LINE_KEY or LINE_CONTINUATION */
+        const char *continuation; /* the continued text, inside buf */
+        bool prev_name;           /* an indented line continues the previous value */
+        enum section_kind section;
+        size_t device;
+
+        /* The assignment being collected: continuation lines append to it. */
+        char *key;
+        char *value;
+        unsigned key_line;
+};
+
+/* Grow a heap array by one zeroed element and point at it; NULL on failure (the array is unchanged). */
+#define GROW(array, n)                                                                                       \
+        __extension__({                                                                                      \
+                __typeof__(array) _a = reallocarray((array), (n) + 1, sizeof(*(array)));                     \
+                if (_a) {                                                                                    \
+                        (array) = _a;                                                                        \
+                        memset(&_a[n], 0, sizeof(*_a));                                                      \
+                }                                                                                            \
+                _a ? &_a[n] : NULL;                                                                          \
+        })
+
+/* config.c: helpers and the reporters; each reporter returns -EINVAL. */
+bool config_is_space(int c);
+bool config_startswith(const char *s, const char *prefix);
+void config_free_strv(char **v, size_t n);
+_printf_(3, 4) int config_report_at(struct parser *p, const struct df_location *loc, const char *fmt, ...);
+_printf_(3, 4) int config_report_line(struct parser *p, unsigned line, const char *fmt, ...);
+_printf_(2, 3) int config_refuse(struct parser *p, const char *fmt, ...);
+int config_oom(struct parser *p);
+struct df_location config_here(const struct parser *p);
+bool config_loc_before(const struct df_config *c, const struct df_location *a, const struct df_location *b);
+
+/* config-keys.c */
+const char *config_governor_names(char *buf, size_t size);
+bool config_kernel_governor_name_valid(const char *s);
+void config_flush(struct parser *p);
+
+/* config-reader.c */
+void config_parse_source(struct parser *p, const char *path, FILE *f, const char *text, size_t size);
+void config_parse_file(struct parser *p, const char *path, bool missing_ok);
+void config_parse_dropins(struct parser *p, const char *dir);
+
+/* config-validate.c */
+void config_validate(struct parser *p);

@@ -1,0 +1,612 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The keys of [daemon] and [device NAME]: one handler each (apply_*), on small value parsers that
+ * refuse with a message saying what was expected; a complete assignment lands in the model here. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config-internal.h"
+#include "macro.h"
+#include "sysfs.h"
+#include "units.h"
+
+static bool is_lower_alnum(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+static bool is_alpha(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* --- small parsers, each refusing with a message that says what was expected ----------------- */
+
+static int parse_frequency(struct parser *p, const char *s, bool zero_ok, uint64_t *ret) {
+        uint64_t v;
+        int r;
+
+        r = df_parse_frequency(s, &v);
+        if (r == -ERANGE)
+                return config_refuse(p, "'%s' is too large for a frequency", s);
+        if (r < 0)
+                return config_refuse(p, "'%s' is not a frequency (e.g. 800MHz, 1.2GHz)", s);
+        if (v == 0 && !zero_ok)
+                return config_refuse(p, "a frequency of 0 is not allowed here");
+        *ret = v;
+        return 0;
+}
+
+static int parse_polling(struct parser *p, const char *s, uint64_t *ret) {
+        uint64_t v;
+
+        if (df_parse_duration(s, &v) < 0)
+                return config_refuse(p, "'%s' is not a duration (e.g. 100ms, 1s)", s);
+        if (v < POLLING_MIN_USEC || v > POLLING_MAX_USEC)
+                return config_refuse(p, "polling-interval '%s' is out of range (1ms to 3600s)", s);
+        *ret = v;
+        return 0;
+}
+
+static int parse_limit(struct parser *p, const char *key, const char *s, uint32_t *ret) {
+        uint32_t v;
+
+        if (df_safe_atou32(s, &v) < 0 || v < 1 || v > LIMIT_MAX)
+                return config_refuse(p, "%s '%s' is not a number from 1 to %u", key, s, (unsigned) LIMIT_MAX);
+        *ret = v;
+        return 0;
+}
+
+static bool ascii_caseeq(const char *a, const char *b) {
+        for (;; a++, b++) {
+                char x = *a >= 'A' && *a <= 'Z' ? (char) (*a - 'A' + 'a') : *a;
+                char y = *b >= 'A' && *b <= 'Z' ? (char) (*b - 'A' + 'a') : *b;
+
+                if (x != y)
+                        return false;
+                if (x == '\0')
+                        return true;
+        }
+}
+
+static int parse_bool(struct parser *p, const char *s, bool *ret) {
+        static const char *const yes[] = { "yes", "true", "on", "1" }, *const no[] = { "no", "false", "off", "0" };
+
+        for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
+                if (ascii_caseeq(s, yes[i]) || ascii_caseeq(s, no[i])) {
+                        *ret = ascii_caseeq(s, yes[i]);
+                        return 0;
+                }
+        }
+        return config_refuse(p, "'%s' is not a boolean (yes or no)", s);
+}
+
+static int parse_mode(struct parser *p, const char *s, enum df_mode *ret) {
+        enum df_mode m = df_mode_from_string(s);
+
+        if (m < 0)
+                return config_refuse(p, "'%s' is not a mode (govern or clamp)", s);
+        *ret = m;
+        return 0;
+}
+
+/* "conservative, ondemand, …" for messages. */
+const char *config_governor_names(char *buf, size_t size) {
+        size_t n = 0;
+
+        buf[0] = '\0';
+        for (size_t i = 0; i < df_governors_count && n < size; i++)
+                n += (size_t) snprintf(buf + n, size - n, "%s%s", i > 0 ? ", " : "", df_governors[i]->name);
+        return buf;
+}
+
+static bool tunable_known(const char *name) {
+        for (size_t i = 0; i < df_governors_count; i++)
+                if (df_governor_tunable_index(df_governors[i], name) >= 0)
+                        return true;
+        return false;
+}
+
+/* The kernel's list is known only at attach; its names fit DEVFREQ_NAME_LEN/CPUFREQ_NAME_LEN. */
+bool config_kernel_governor_name_valid(const char *s) {
+        size_t n = strlen(s);
+
+        if (n == 0 || n > KERNEL_GOVERNOR_LEN_MAX)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!is_lower_alnum(s[i]) && s[i] != '_' && s[i] != '-') /* msm-adreno-tz */
+                        return false;
+        return true;
+}
+
+/* The portable user and group name rule (systemd's strict one): [A-Za-z_][A-Za-z0-9_.-]*, at most 31. */
+static bool group_name_valid(const char *s) {
+        size_t n = strlen(s);
+
+        if (n == 0 || n > GROUP_LEN_MAX || !(is_alpha(s[0]) || s[0] == '_'))
+                return false;
+        for (size_t i = 1; i < n; i++)
+                if (!is_alpha(s[i]) && !(s[i] >= '0' && s[i] <= '9') && !strchr("_.-", s[i]))
+                        return false;
+        return true;
+}
+
+static int store_string(struct parser *p, char **dst, struct df_location *loc, const char *value) {
+        char *copy = strdup(value);
+
+        if (!copy)
+                return config_oom(p);
+        free(*dst);
+        *dst = copy;
+        *loc = config_here(p);
+        return 0;
+}
+
+/* --- [daemon] and [device NAME] keys ---------------------------------------------------------- */
+
+enum key_id {
+        KEY_AUTODISCOVER,
+        KEY_DEFAULT_MODE,
+        KEY_DEFAULT_GOVERNOR,
+        KEY_POLLING_INTERVAL,
+        KEY_ALLOW_GROUPS,
+        KEY_REQUEST_GROUPS,
+        KEY_MAX_REQUESTS_PER_CLIENT,
+        KEY_MAX_REQUESTS,
+        KEY_MAX_CLIENTS,
+        KEY_PATH,
+        KEY_MODE,
+        KEY_GOVERNOR,
+        KEY_INITIAL_FREQUENCY,
+        KEY_MIN_FREQUENCY,
+        KEY_MAX_FREQUENCY,
+        KEY_LOAD,
+        KEY_OPP,
+        KEY_OPP_DISABLED,
+        KEY_OPP_STEP,
+        KEY_PARENT,
+        KEY_PASSIVE_MAP,
+        KEY_TUNABLE, /* not in the table: any tunable name of a governor */
+};
+
+#define IN_DAEMON 1u
+#define IN_DEVICE 2u
+
+static const struct key {
+        const char *name;
+        enum key_id id;
+        unsigned where;
+        bool empty_ok; /* lists (empty clears them) and passive-map (empty: no map) */
+} keys[] = {
+        { "autodiscover", KEY_AUTODISCOVER, IN_DAEMON, false },
+        { "default-mode", KEY_DEFAULT_MODE, IN_DAEMON, false },
+        { "default-governor", KEY_DEFAULT_GOVERNOR, IN_DAEMON, false },
+        { "polling-interval", KEY_POLLING_INTERVAL, IN_DAEMON | IN_DEVICE, false },
+        { "allow-groups", KEY_ALLOW_GROUPS, IN_DAEMON, true },
+        { "request-groups", KEY_REQUEST_GROUPS, IN_DAEMON, true },
+        { "max-requests-per-client", KEY_MAX_REQUESTS_PER_CLIENT, IN_DAEMON, false },
+        { "max-requests", KEY_MAX_REQUESTS, IN_DAEMON, false },
+        { "max-clients", KEY_MAX_CLIENTS, IN_DAEMON, false },
+        { "path", KEY_PATH, IN_DEVICE, false },
+        { "mode", KEY_MODE, IN_DEVICE, false },
+        { "governor", KEY_GOVERNOR, IN_DEVICE, false },
+        { "initial-frequency", KEY_INITIAL_FREQUENCY, IN_DEVICE, false },
+        { "min-frequency", KEY_MIN_FREQUENCY, IN_DEVICE, false },
+        { "max-frequency", KEY_MAX_FREQUENCY, IN_DEVICE, false },
+        { "load", KEY_LOAD, IN_DEVICE, false },
+        { "opp", KEY_OPP, IN_DEVICE, true },
+        { "opp-disabled", KEY_OPP_DISABLED, IN_DEVICE, true },
+        { "opp-step", KEY_OPP_STEP, IN_DEVICE, false },
+        { "parent", KEY_PARENT, IN_DEVICE, false },
+        { "passive-map", KEY_PASSIVE_MAP, IN_DEVICE, true },
+};
+
+static const struct key tunable_key = { NULL, KEY_TUNABLE, IN_DEVICE, false };
+
+static const struct key *key_find(const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+                if (streq(keys[i].name, name))
+                        return &keys[i];
+        return tunable_known(name) ? &tunable_key : NULL;
+}
+
+/* A key that is unknown or in the wrong place: say where it belongs, or what was probably meant. */
+static int refuse_key(struct parser *p, const char *name, const struct key *k) {
+        const char *sec = p->section == SECTION_DAEMON ? "[daemon]" : "[device NAME]";
+        char alt[NAME_LEN_MAX + 1];
+
+        if (k && p->section == SECTION_NONE)
+                return config_refuse(
+                        p, "key '%s' comes before any section header; put it in %s", name,
+                        k->where & IN_DAEMON ? "[daemon]" : "a [device NAME] section");
+        if (k)
+                return config_refuse(
+                        p, "key '%s' belongs in %s", name,
+                        k->where & IN_DAEMON ? "the [daemon] section" : "a [device NAME] section");
+
+        /* "polling_interval" for "polling-interval", "up-threshold" for "up_threshold". */
+        snprintf(alt, sizeof(alt), "%s", name);
+        for (char *s = alt; *s; s++)
+                if (*s == '_' || *s == '-')
+                        *s = *s == '_' ? '-' : '_';
+        if (key_find(alt))
+                return config_refuse(p, "unknown key '%s' (did you mean '%s'?)", name, alt);
+        if (p->section == SECTION_NONE)
+                return config_refuse(p, "unknown key '%s' before any section header", name);
+        return config_refuse(p, "unknown key '%s' in %s", name, sec);
+}
+
+/* Each word of `value` appended to a group list, once; an empty value clears the list. */
+static int apply_groups(struct parser *p, const char *value, char ***list, size_t *n) {
+        _cleanup_free_ char *copy = NULL;
+        char *save = NULL;
+
+        if (!*value) {
+                config_free_strv(*list, *n);
+                *list = NULL;
+                *n = 0;
+                return 0;
+        }
+        copy = strdup(value);
+        if (!copy)
+                return config_oom(p);
+        /* Check every word before appending any, so a refused line changes nothing. */
+        for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+                if (!group_name_valid(w))
+                        return config_refuse(
+                                p, "'%s' is not a group name (group lists are separated by spaces)", w);
+
+        strcpy(copy, value);
+        for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+                bool dup = false;
+                char **slot;
+
+                for (size_t i = 0; i < *n && !dup; i++)
+                        dup = streq((*list)[i], w);
+                if (dup)
+                        continue;
+                slot = GROW(*list, *n);
+                if (!slot || !(*slot = strdup(w)))
+                        return config_oom(p);
+                (*n)++;
+        }
+        return 0;
+}
+
+static int apply_default_governor(struct parser *p, const char *value) {
+        const struct df_governor_ops *ops = df_governor_find(value);
+        char names[256];
+
+        p->defaults_bad = true;
+        if (!ops)
+                return config_refuse(
+                        p, "unknown governor '%s' (one of %s)", value,
+                        config_governor_names(names, sizeof(names)));
+        /* Every govern-mode device without governor = would need its own parent. */
+        if (ops == &df_governor_passive)
+                return config_refuse(p, "default-governor cannot be passive: it needs a parent for each device");
+        p->defaults_bad = false;
+        return store_string(p, &p->config->default_governor, &(struct df_location){}, value);
+}
+
+static int apply_daemon(struct parser *p, const struct key *k, const char *value) {
+        struct df_config *c = p->config;
+
+        switch (k->id) {
+        case KEY_AUTODISCOVER:
+                return parse_bool(p, value, &c->autodiscover);
+        case KEY_DEFAULT_MODE:
+                if (parse_mode(p, value, &c->default_mode) < 0)
+                        p->defaults_bad = true;
+                return 0;
+        case KEY_DEFAULT_GOVERNOR:
+                return apply_default_governor(p, value);
+        case KEY_POLLING_INTERVAL:
+                return parse_polling(p, value, &c->polling_usec);
+        case KEY_ALLOW_GROUPS:
+                return apply_groups(p, value, &c->allow_groups, &c->n_allow_groups);
+        case KEY_REQUEST_GROUPS:
+                return apply_groups(p, value, &c->request_groups, &c->n_request_groups);
+        case KEY_MAX_REQUESTS_PER_CLIENT:
+                return parse_limit(p, k->name, value, &c->max_requests_per_client);
+        case KEY_MAX_REQUESTS:
+                return parse_limit(p, k->name, value, &c->max_requests);
+        case KEY_MAX_CLIENTS:
+                return parse_limit(p, k->name, value, &c->max_clients);
+        default:
+                return 0;
+        }
+}
+
+/* One token after the frequency of an opp line: a voltage or latency=DURATION, each at most once. */
+static int apply_opp_token(struct parser *p, const char *w, struct df_config_opp *opp) {
+        uint32_t uv;
+
+        if (config_startswith(w, "latency=")) {
+                if (opp->latency_us > 0)
+                        return config_refuse(p, "the operating point has two latencies");
+                if (df_parse_latency(w + 8, &opp->latency_us) < 0 || opp->latency_us == 0)
+                        return config_refuse(
+                                p, "'%s' is not a latency (latency=DURATION above 0, e.g. latency=200us)", w);
+                return 0;
+        }
+        if (df_parse_voltage(w, &uv) < 0 || uv == 0)
+                return config_refuse(
+                        p,
+                        "'%s' is neither a voltage (e.g. 825mV, 1.05V) nor latency=DURATION; an operating point "
+                        "is 'FREQ [VOLTAGE] [latency=DURATION]'",
+                        w);
+        if (opp->microvolt > 0)
+                return config_refuse(p, "'%s': the operating point already has a voltage", w);
+        opp->microvolt = uv;
+        return 0;
+}
+
+static int apply_opp(struct parser *p, struct df_config_device *d, const char *value) {
+        struct df_config_opp opp = { .loc = config_here(p) }, *slot;
+        _cleanup_free_ char *copy = NULL;
+        char *save = NULL, *w;
+        int r;
+
+        copy = strdup(value);
+        if (!copy)
+                return config_oom(p);
+        w = strtok_r(copy, " \t", &save);
+        if (!w) {
+                free(d->opps);
+                d->opps = NULL;
+                d->n_opps = 0;
+                return 0;
+        }
+        r = parse_frequency(p, w, false, &opp.freq);
+        if (r < 0)
+                return r;
+        while ((w = strtok_r(NULL, " \t", &save))) {
+                r = apply_opp_token(p, w, &opp);
+                if (r < 0)
+                        return r;
+        }
+        slot = GROW(d->opps, d->n_opps);
+        if (!slot)
+                return config_oom(p);
+        *slot = opp;
+        d->n_opps++;
+        return 0;
+}
+
+static int apply_opp_disabled(struct parser *p, struct df_config_device *d, const char *value) {
+        _cleanup_free_ char *copy = NULL;
+        char *save = NULL;
+        uint64_t f;
+        int r;
+
+        if (!*value) {
+                free(d->opp_disabled);
+                d->opp_disabled = NULL;
+                d->n_opp_disabled = 0;
+                return 0;
+        }
+        copy = strdup(value);
+        if (!copy)
+                return config_oom(p);
+        for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+                r = parse_frequency(p, w, false, &f);
+                if (r < 0)
+                        return r;
+        }
+        strcpy(copy, value);
+        for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+                struct df_config_frequency *slot = GROW(d->opp_disabled, d->n_opp_disabled);
+
+                if (!slot)
+                        return config_oom(p);
+                (void) df_parse_frequency(w, &slot->freq);
+                slot->loc = config_here(p);
+                d->n_opp_disabled++;
+        }
+        return 0;
+}
+
+/* "P:C P:C …" on one line; a later line replaces the map, an empty one removes it. */
+static int apply_passive_map(struct parser *p, struct df_config_device *d, const char *value) {
+        _cleanup_free_ struct df_passive_pair *map = NULL;
+        _cleanup_free_ char *copy = NULL;
+        char buf[DF_FREQ_STRING_MAX];
+        char *save = NULL;
+        size_t n = 0;
+        int r;
+
+        copy = strdup(value);
+        if (!copy)
+                return config_oom(p);
+        for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+                char *colon = strchr(w, ':');
+                struct df_passive_pair *slot;
+
+                if (!colon || strchr(colon + 1, ':'))
+                        return config_refuse(
+                                p, "'%s' is not a PARENT:CHILD frequency pair (e.g. 400MHz:200MHz)", w);
+                *colon = '\0';
+                slot = GROW(map, n);
+                if (!slot)
+                        return config_oom(p);
+                r = parse_frequency(p, w, false, &slot->parent);
+                if (r < 0)
+                        return r;
+                r = parse_frequency(p, colon + 1, false, &slot->child);
+                if (r < 0)
+                        return r;
+                for (size_t i = 0; i < n; i++)
+                        if (map[i].parent == slot->parent)
+                                return config_refuse(
+                                        p, "passive-map names the parent frequency %s twice",
+                                        df_format_frequency(buf, slot->parent));
+                n++;
+        }
+        free(d->passive_map);
+        d->passive_map = TAKE_PTR(map);
+        d->n_passive_map = n;
+        d->passive_map_loc = config_here(p);
+        return 0;
+}
+
+static int apply_tunable(struct parser *p, struct df_config_device *d, const char *name, const char *value) {
+        struct df_config_tunable *t = NULL;
+        uint32_t v;
+
+        if (df_safe_atou32(value, &v) < 0)
+                return config_refuse(
+                        p, "tunable %s: '%s' is not a whole number from 0 to %" PRIu32, name, value,
+                        UINT32_MAX);
+        for (size_t i = 0; i < d->n_tunables && !t; i++)
+                if (streq(d->tunables[i].name, name))
+                        t = &d->tunables[i];
+        if (!t) {
+                t = GROW(d->tunables, d->n_tunables);
+                if (!t || !(t->name = strdup(name)))
+                        return config_oom(p);
+                d->n_tunables++;
+        }
+        t->value = v;
+        t->loc = config_here(p);
+        return 0;
+}
+
+/* A trailing '/' is allowed and ignored; the path is kept as written. */
+static int apply_path(struct parser *p, struct df_config_device *d, const char *value) {
+        _cleanup_free_ char *trimmed = strdup(value);
+        size_t n;
+
+        if (!trimmed)
+                return config_oom(p);
+        n = strlen(trimmed);
+        if (n > 1 && trimmed[n - 1] == '/')
+                trimmed[n - 1] = '\0';
+        if (!config_startswith(trimmed, "/sys/"))
+                return config_refuse(p, "device path '%s' is outside /sys: it must start with /sys/", value);
+        if (df_path_check(trimmed) < 0)
+                return config_refuse(
+                        p,
+                        "'%s' is not a usable device path (no '.', '..' or empty components, no control characters)",
+                        value);
+        return store_string(p, &d->path, &d->path_loc, value);
+}
+
+static int apply_load(struct parser *p, struct df_config_device *d, const char *value) {
+        _cleanup_free_ char *path = NULL;
+        enum df_load_kind kind;
+        int r;
+
+        r = df_load_spec_parse(value, &kind, &path);
+        if (r == -ENOMEM)
+                return config_oom(p);
+        if (r < 0)
+                return config_refuse(
+                        p,
+                        "'%s' is not a load source (none, proc-stat, counters:PATH or percent:PATH, PATH under /sys/ "
+                        "or /proc/)",
+                        value);
+        free(d->load_path);
+        d->load_path = TAKE_PTR(path);
+        d->load = kind;
+        d->load_set = true;
+        d->load_loc = config_here(p);
+        return 0;
+}
+
+/* Set a single value and its location when `r` says it parsed. */
+static int set_flag(struct parser *p, int r, bool *flag, struct df_location *loc) {
+        if (r < 0)
+                return r;
+        if (flag)
+                *flag = true;
+        *loc = config_here(p);
+        return 0;
+}
+
+static int apply_device(struct parser *p, const struct key *k, const char *name, const char *value) {
+        struct df_config_device *d = &p->config->devices[p->device];
+
+        switch (k->id) {
+        case KEY_PATH:
+                return apply_path(p, d, value);
+        case KEY_MODE:
+                return set_flag(p, parse_mode(p, value, &d->mode), &d->mode_set, &d->mode_loc);
+        case KEY_GOVERNOR:
+                /* Which names are allowed depends on the mode, known only after merging. */
+                return store_string(p, &d->governor, &d->governor_loc, value);
+        case KEY_POLLING_INTERVAL:
+                return set_flag(p, parse_polling(p, value, &d->polling_usec), &d->polling_set, &d->polling_loc);
+        case KEY_INITIAL_FREQUENCY:
+                return set_flag(
+                        p, parse_frequency(p, value, false, &d->initial_freq), &d->initial_set,
+                        &d->initial_loc);
+        case KEY_MIN_FREQUENCY:
+                return set_flag(p, parse_frequency(p, value, true, &d->min_freq), NULL, &d->min_loc);
+        case KEY_MAX_FREQUENCY:
+                return set_flag(p, parse_frequency(p, value, false, &d->max_freq), NULL, &d->max_loc);
+        case KEY_LOAD:
+                return apply_load(p, d, value);
+        case KEY_OPP:
+                return apply_opp(p, d, value);
+        case KEY_OPP_DISABLED:
+                return apply_opp_disabled(p, d, value);
+        case KEY_OPP_STEP:
+                return set_flag(
+                        p, parse_frequency(p, value, false, &d->opp_step), &d->opp_step_set, &d->opp_step_loc);
+        case KEY_PARENT:
+                if (!df_name_valid(value) || strlen(value) > NAME_LEN_MAX)
+                        return config_refuse(p, "'%s' is not a device name", value);
+                return store_string(p, &d->parent, &d->parent_loc, value);
+        case KEY_PASSIVE_MAP:
+                return apply_passive_map(p, d, value);
+        case KEY_TUNABLE:
+                return apply_tunable(p, d, name, value);
+        default:
+                return 0;
+        }
+}
+
+/* inih cuts a value at " ;" but not at " #": a '#' comment would silently become part of the value. */
+static bool value_has_hash_comment(const char *v) {
+        if (v[0] == '#')
+                return true;
+        for (const char *s = strchr(v, '#'); s; s = strchr(s + 1, '#'))
+                if (config_is_space((unsigned char) s[-1]))
+                        return true;
+        return false;
+}
+
+/* One complete assignment (continuation lines joined) of the current section. */
+static int apply(struct parser *p, const char *name, const char *value) {
+        const struct key *k;
+
+        if (p->section == SECTION_IGNORED)
+                return 0;
+        if (!*name)
+                return config_refuse(p, "expected 'key = value' or '[section]': the key name is missing");
+        if (strlen(name) > NAME_LEN_MAX)
+                return config_refuse(p, "key name longer than %u bytes", NAME_LEN_MAX);
+
+        k = key_find(name);
+        if (!k || p->section == SECTION_NONE ||
+            !(k->where & (p->section == SECTION_DAEMON ? IN_DAEMON : IN_DEVICE)))
+                return refuse_key(p, name, k);
+        if (value_has_hash_comment(value))
+                return config_refuse(
+                        p, "'#' starts a comment only at the start of a line; use ';' after a value");
+        if (!*value && !k->empty_ok)
+                return config_refuse(p, "%s needs a value", name);
+
+        if (p->section == SECTION_DAEMON)
+                return apply_daemon(p, k, value);
+        return apply_device(p, k, name, value);
+}
+
+void config_flush(struct parser *p) {
+        _cleanup_free_ char *key = TAKE_PTR(p->key), *value = TAKE_PTR(p->value);
+
+        if (key && value && !p->oom)
+                (void) apply(p, key, value);
+}

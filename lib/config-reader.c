@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Reading the files: a line reader that feeds ini_parse_stream(), counting lines, checking bytes and
+ * mirroring inih's rules, the section headers, and the main file and the drop-in directory. */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "config-internal.h"
+#include "macro.h"
+#include "sysfs.h"
+
+static void rstrip(char *s) {
+        size_t n = strlen(s);
+
+        while (n > 0 && config_is_space((unsigned char) s[n - 1]))
+                s[--n] = '\0';
+}
+
+/* --- sections --------------------------------------------------------------------------------- */
+
+static int device_get(struct parser *p, const char *name, size_t *ret) {
+        struct df_config *c = p->config;
+        struct df_config_device *d;
+
+        for (size_t i = 0; i < c->n_devices; i++)
+                if (streq(c->devices[i].name, name)) {
+                        *ret = i;
+                        return 0;
+                }
+        if (!GROW(p->device_bad, c->n_devices))
+                return config_oom(p);
+        d = GROW(c->devices, c->n_devices);
+        if (!d)
+                return config_oom(p);
+        d->name = strdup(name);
+        if (!d->name)
+                return config_oom(p);
+        d->loc = (struct df_location){ .file = p->file, .line = p->line };
+        d->max_freq = UINT64_MAX;
+        d->load = DF_LOAD_NONE;
+        d->opp_step = DF_CONFIG_DEFAULT_OPP_STEP;
+        *ret = c->n_devices++;
+        return 0;
+}
+
+/* A "[…]" header: `name` is the text between the brackets, `rest` what follows the ']'. */
+static int section_begin(struct parser *p, char *name, const char *rest) {
+        size_t n = strlen(name);
+        char *s;
+
+        p->section = SECTION_IGNORED;
+        rest += strspn(rest, " \t");
+        if (*rest == '#')
+                config_report_line(
+                        p, p->line, "'#' starts a comment only at the start of a line; use ';' after a value");
+        else if (*rest && *rest != ';')
+                config_report_line(p, p->line, "unexpected text after ']'");
+
+        /* inih would truncate it silently. */
+        if (n > NAME_LEN_MAX)
+                return config_report_line(p, p->line, "section name longer than %u bytes", NAME_LEN_MAX);
+        rstrip(name);
+        name += strspn(name, " \t");
+
+        if (streq(name, "daemon")) {
+                p->section = SECTION_DAEMON;
+                return 0;
+        }
+        if (!config_startswith(name, "device") || (name[6] && !config_is_space((unsigned char) name[6])))
+                return config_report_line(
+                        p, p->line, "unknown section [%s]; the sections are [daemon] and [device NAME]", name);
+        s = name + 6;
+        s += strspn(s, " \t");
+        if (!*s)
+                return config_report_line(p, p->line, "[device] needs a name: [device NAME]");
+        if (!df_name_valid(s))
+                return config_report_line(
+                        p, p->line, "'%s' is not a device name (printable, no '/', not '.' or '..')", s);
+        if (device_get(p, s, &p->device) < 0)
+                return -ENOMEM;
+        p->section = SECTION_DEVICE;
+        return 0;
+}
+
+/* --- the reader ------------------------------------------------------------------------------- */
+
+static int source_getc(struct parser *p) {
+        if (p->f)
+                return getc_unlocked(p->f);
+        if (p->pos >= p->size)
+                return EOF;
+        return (unsigned char) p->text[p->pos++];
+}
+
+static bool utf8_valid(const unsigned char *s, size_t n) {
+        for (size_t i = 0; i < n;) {
+                uint32_t cp, min;
+                size_t len;
+
+                if (s[i] < 0x80) {
+                        i++;
+                        continue;
+                }
+                if ((s[i] & 0xE0) == 0xC0)
+                        len = 2, cp = s[i] & 0x1Fu, min = 0x80;
+                else if ((s[i] & 0xF0) == 0xE0)
+                        len = 3, cp = s[i] & 0x0Fu, min = 0x800;
+                else if ((s[i] & 0xF8) == 0xF0)
+                        len = 4, cp = s[i] & 0x07u, min = 0x10000;
+                else
+                        return false;
+                if (n - i < len)
+                        return false;
+                for (size_t k = 1; k < len; k++) {
+                        if ((s[i + k] & 0xC0) != 0x80)
+                                return false;
+                        cp = cp << 6 | (s[i + k] & 0x3Fu);
+                }
+                /* Overlong forms, surrogates and values beyond Unicode are not UTF-8. */
+                if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+                        return false;
+                i += len;
+        }
+        return true;
+}
+
+/* NUL, control characters (tab allowed, CR only before the newline), and UTF-8. */
+static bool line_bytes_valid(struct parser *p, size_t len) {
+        for (size_t i = 0; i < len; i++) {
+                unsigned char c = (unsigned char) p->buf[i];
+
+                if (c == '\0') {
+                        config_report_line(p, p->line, "contains a NUL byte");
+                        return false;
+                }
+                if ((c < 0x20 && c != '\t' && !(c == '\r' && i == len - 1)) || c == 0x7f) {
+                        config_report_line(p, p->line, "contains the control character 0x%02x", c);
+                        return false;
+                }
+        }
+        if (!utf8_valid((const unsigned char *) p->buf, len)) {
+                config_report_line(p, p->line, "not valid UTF-8");
+                return false;
+        }
+        return true;
+}
+
+/* inih's find_chars_or_comment(): the first of `chars`, or a ';' after whitespace, or the end. */
+static char *find_chars_or_comment(char *s, const char *chars) {
+        bool was_space = false;
+
+        for (; *s; s++) {
+                if ((chars && strchr(chars, *s)) || (was_space && *s == ';'))
+                        break;
+                was_space = config_is_space((unsigned char) *s);
+        }
+        return s;
+}
+
+static int refuse_line(struct parser *p) {
+        return config_report_line(p, p->line, "expected 'key = value' or '[section]'");
+}
+
+/* Classify a line the way ini_parse_stream() does; false: refused, inih gets an empty line. */
+static bool classify(struct parser *p) {
+        _cleanup_free_ char *name = NULL;
+        char *start = p->buf, *end;
+
+        if (p->line == 1 && config_startswith(start, "\xEF\xBB\xBF"))
+                start += 3;
+        start += strspn(start, " \t\r");
+        rstrip(start);
+
+        if (*start == '\0' || *start == ';' || *start == '#')
+                return true;
+        if (p->prev_name && start > p->buf) {
+                /* Stripped here: some libinih versions keep an inline comment on continuation lines. */
+                *find_chars_or_comment(start, NULL) = '\0';
+                rstrip(start);
+                p->continuation = start;
+                p->kind = LINE_CONTINUATION;
+                return true;
+        }
+        if (*start != '[') {
+                end = find_chars_or_comment(start, "=:");
+                if (*end != '=' && *end != ':') {
+                        refuse_line(p);
+                        return false;
+                }
+                config_flush(p);
+                p->prev_name = end > start;
+                p->kind = LINE_KEY;
+                return true;
+        }
+
+        end = find_chars_or_comment(start + 1, "]");
+        if (*end != ']') {
+                refuse_line(p);
+                return false;
+        }
+        config_flush(p);
+        p->prev_name = false;
+        name = strndup(start + 1, (size_t) (end - start - 1));
+        if (!name) {
+                (void) config_oom(p);
+                return false;
+        }
+        (void) section_begin(p, name, end + 1);
+        return true;
+}
+
+/* inih's reader: one line a call, in bounded memory whatever its length. A refused line reaches inih
+ * empty, which changes none of its state, so its idea of the previous key stays ours. */
+static char *reader(char *str, int num, void *stream) {
+        struct parser *p = stream;
+        bool newline = false, overlong = false;
+        size_t len = 0, indent;
+        int c;
+
+        if (p->kind != LINE_OTHER && !p->handled)
+                refuse_line(p); /* inih disagreed with our reading of the previous line */
+        p->kind = LINE_OTHER;
+        p->handled = false;
+
+        while ((c = source_getc(p)) != EOF) {
+                if (c == '\n') {
+                        newline = true;
+                        break;
+                }
+                if (!config_is_space(c))
+                        p->content = true;
+                if (len < LINE_CONTENT_MAX)
+                        p->buf[len++] = (char) c;
+                else
+                        overlong = true;
+        }
+        if (len == 0 && !newline)
+                return NULL;
+        p->line++;
+        p->buf[len] = '\0';
+        str[0] = '\0';
+
+        if (overlong || num < 0 || len + 1 > (size_t) num)
+                config_report_line(p, p->line, "line longer than %u bytes", LINE_CONTENT_MAX + 1);
+        else if (line_bytes_valid(p, len) && classify(p)) {
+                memcpy(str, p->buf, len + 1);
+                return str;
+        }
+
+        /* A refused section header leaves its section: its keys must not land in the previous one. */
+        indent = strspn(p->buf, " \t");
+        if (p->buf[indent] == '[' && (indent == 0 || !p->prev_name)) {
+                config_flush(p);
+                p->prev_name = false;
+                p->section = SECTION_IGNORED;
+        }
+        return str;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value) {
+        struct parser *p = user;
+        char *joined;
+
+        p->handled = true;
+        if (p->oom)
+                return 1;
+        if (p->kind == LINE_KEY) {
+                free(p->key);
+                free(p->value);
+                p->key = strdup(name);
+                p->value = strdup(value);
+                p->key_line = p->line;
+                if (!p->key || !p->value)
+                        (void) config_oom(p);
+        } else if (p->kind == LINE_CONTINUATION && p->key) {
+                if (asprintf(&joined, "%s%s%s", p->value, *p->value ? " " : "", p->continuation) < 0) {
+                        (void) config_oom(p);
+                        return 1;
+                }
+                free(p->value);
+                p->value = joined;
+        }
+        return 1; /* errors are ours to collect; inih's count would stop at the first */
+}
+
+/* Parse one source, an open FILE or memory, as the next file of the model. */
+void config_parse_source(struct parser *p, const char *path, FILE *f, const char *text, size_t size) {
+        char **slot;
+        int r;
+
+        slot = GROW(p->config->files, p->config->n_files);
+        if (!slot || !(*slot = strdup(path))) {
+                (void) config_oom(p);
+                return;
+        }
+        p->file = p->config->files[p->config->n_files++];
+        p->f = f;
+        p->text = text;
+        p->size = size;
+        p->pos = 0;
+        p->line = 0;
+        p->content = false;
+        p->kind = LINE_OTHER;
+        p->prev_name = false;
+        p->section = SECTION_NONE;
+
+        r = ini_parse_stream(reader, p, handler, p);
+        if (p->kind != LINE_OTHER && !p->handled)
+                refuse_line(p);
+        p->kind = LINE_OTHER;
+        config_flush(p);
+        if (r == -2)
+                (void) config_oom(p);
+        else if (r > 0)
+                config_report_line(
+                        p, (unsigned) r, "expected 'key = value' or '[section]'"); /* we refuse first */
+        if (f && ferror(f))
+                config_report_line(p, 0, "read error");
+        else if (!p->content)
+                config_report_line(p, 1, "the file is empty");
+}
+
+/* `missing_ok`: the main file may be absent (all defaults). */
+void config_parse_file(struct parser *p, const char *path, bool missing_ok) {
+        _cleanup_close_ int fd = -EBADF;
+        struct stat st;
+        FILE *f;
+
+        p->file = path;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0) {
+                if (errno != ENOENT || !missing_ok)
+                        config_report_line(p, 0, "cannot open: %s", strerror(errno));
+                return;
+        }
+        if (fstat(fd, &st) < 0) {
+                config_report_line(p, 0, "cannot stat: %s", strerror(errno));
+                return;
+        }
+        if (!S_ISREG(st.st_mode)) {
+                config_report_line(p, 0, "not a regular file");
+                return;
+        }
+        f = fdopen(fd, "re");
+        if (!f) {
+                (void) config_oom(p);
+                return;
+        }
+        TAKE_FD(fd);
+        config_parse_source(p, path, f, NULL, 0);
+        fclose(f);
+}
+
+static int strcmp_ptr(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/* Regular files, not hidden, named "*.conf", in strcmp order (not the locale's). */
+void config_parse_dropins(struct parser *p, const char *dir) {
+        char **names = NULL;
+        struct dirent *de;
+        size_t n = 0;
+        DIR *d;
+
+        d = opendir(dir);
+        if (!d) {
+                p->file = dir;
+                if (errno != ENOENT)
+                        config_report_line(p, 0, "cannot read directory: %s", strerror(errno));
+                return;
+        }
+        while ((de = readdir(d))) {
+                size_t len = strlen(de->d_name);
+                struct stat st;
+                char **slot;
+
+                if (de->d_name[0] == '.' || len <= 5 || !streq(de->d_name + len - 5, ".conf"))
+                        continue;
+                if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
+                        continue; /* directories, dangling links */
+                slot = GROW(names, n);
+                if (!slot || asprintf(slot, "%s/%s", dir, de->d_name) < 0) {
+                        (void) config_oom(p);
+                        break;
+                }
+                n++;
+        }
+        closedir(d);
+        if (n > 0)
+                qsort(names, n, sizeof(char *), strcmp_ptr);
+        for (size_t i = 0; i < n && !p->oom; i++)
+                config_parse_file(p, names[i], false);
+        config_free_strv(names, n);
+}

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Driving a node as a device's backend: prepare (the userspace governor, or min/max limits), the
+ * backend ops, the one helper that writes, and the re-checks for foreign writers and the governor. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "macro.h"
+#include "node-internal.h"
+#include "node.h"
+
+_printf_(2, 3) static void set_error(struct df_node *n, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(n->error, sizeof(n->error), fmt, ap);
+        va_end(ap);
+}
+
+enum rounding {
+        ROUND_DOWN,
+        ROUND_UP,
+        ROUND_NEAREST
+};
+
+/* kernel: min_freq_store() floors, max_freq_store() rounds up, so the interval never shrinks. */
+static uint64_t to_node_units(const struct df_node *n, uint64_t hz, enum rounding how) {
+        uint64_t s = node_attrs(n)->scale, q = hz / s, rem = hz % s;
+
+        switch (how) {
+        case ROUND_UP:
+                return q + (rem != 0);
+        case ROUND_NEAREST:
+                return q + (rem >= s - s / 2);
+        default:
+                return q;
+        }
+}
+
+/*
+ * The one place that writes: the originals are recorded before the first real write (not before
+ * writing them back), dry-run only says what it would do, and a failure names the attribute.
+ */
+int node_write(struct df_node *n, int fd, const char *attr, const char *value, bool restoring) {
+        int r;
+
+        if (n->dry_run) {
+                df_logf(&n->log, LOG_INFO, "would write %s to %s/%s", value, n->path, attr);
+                return 0;
+        }
+        if (!restoring && !n->wrote_once) {
+                if (n->first_write) {
+                        r = n->first_write(n, n->first_write_userdata);
+                        if (r < 0) {
+                                set_error(
+                                        n, "not writing %s/%s: recording the original settings failed: %s",
+                                        n->path, attr, strerror(-r));
+                                return r;
+                        }
+                }
+                n->wrote_once = true;
+        }
+        r = fd >= 0 ? df_attr_pwrite(fd, value) : df_attr_write(n->dirfd, attr, value);
+        if (r < 0)
+                set_error(n, "write %s/%s: %s", n->path, attr, strerror(-r));
+        return r;
+}
+
+static int node_write_u64(struct df_node *n, int fd, const char *attr, uint64_t value) {
+        char buf[32];
+
+        snprintf(buf, sizeof(buf), "%" PRIu64, value);
+        return node_write(n, fd, attr, buf, false);
+}
+
+static int open_kept(struct df_node *n, const char *attr, int flags, int *ret) {
+        int fd;
+
+        /* Dry-run writes nothing, so it keeps nothing open for writing either. */
+        if (n->dry_run)
+                return 0;
+        fd = df_attr_open(n->dirfd, attr, flags);
+        if (fd < 0) {
+                set_error(n, "open %s/%s: %s", n->path, attr, strerror(-fd));
+                return fd;
+        }
+        safe_close(*ret);
+        *ret = fd;
+        return 0;
+}
+
+static int select_userspace(struct df_node *n) {
+        char gov[DF_ATTR_VALUE_MAX];
+        int r;
+
+        r = df_node_kernel_governor(n, gov, sizeof(gov));
+        if (r < 0) {
+                set_error(n, "read %s/%s: %s", n->path, node_attrs(n)->governor, strerror(-r));
+                return r;
+        }
+        if (streq(gov, "userspace"))
+                return 0;
+        r = node_write(n, -EBADF, node_attrs(n)->governor, "userspace", false);
+        return r < 0 ? r : 1;
+}
+
+int df_node_prepare(struct df_node *n, enum df_mode mode) {
+        int r;
+
+        if (mode < 0 || mode >= _DF_MODE_MAX)
+                return -EINVAL;
+        node_close_kept(n);
+        n->drive = DF_DRIVE_NONE;
+        n->has_written = false;
+        n->written = n->written_min = n->written_max = 0;
+
+        if (mode == DF_MODE_GOVERN && n->has_userspace) {
+                r = select_userspace(n);
+                if (r < 0)
+                        return r;
+                /* devfreq creates userspace/set_freq only while its governor is userspace. */
+                r = open_kept(n, node_attrs(n)->applied, O_RDWR, &n->applied_fd);
+                if (r < 0)
+                        return r;
+                n->drive = DF_DRIVE_USERSPACE;
+                return 0;
+        }
+        r = open_kept(n, node_attrs(n)->min, O_WRONLY, &n->min_fd);
+        if (r >= 0)
+                r = open_kept(n, node_attrs(n)->max, O_WRONLY, &n->max_fd);
+        if (r < 0) {
+                node_close_kept(n);
+                return r;
+        }
+        n->drive = mode == DF_MODE_GOVERN ? DF_DRIVE_PINNED : DF_DRIVE_CLAMP;
+        return 0;
+}
+
+/* Both limits, in the order that keeps min <= max between the two writes. */
+static int write_range(struct df_node *n, uint64_t min, uint64_t max, bool max_first) {
+        uint64_t lo = to_node_units(n, min, ROUND_DOWN), hi = to_node_units(n, max, ROUND_UP);
+        int r;
+
+        n->has_written = false;
+        for (int step = 0; step < 2; step++) {
+                if ((step == 0) == max_first) {
+                        r = node_write_u64(n, n->max_fd, node_attrs(n)->max, hi);
+                        if (r < 0)
+                                return r;
+                        n->written_max = node_to_hz(n, hi);
+                } else {
+                        r = node_write_u64(n, n->min_fd, node_attrs(n)->min, lo);
+                        if (r < 0)
+                                return r;
+                        n->written_min = node_to_hz(n, lo);
+                }
+        }
+        n->has_written = true;
+        return 0;
+}
+
+static int node_set_frequency(void *userdata, uint64_t freq, uint64_t previous) {
+        struct df_node *n = userdata;
+        uint64_t v;
+        int r;
+
+        switch (n->drive) {
+        case DF_DRIVE_USERSPACE:
+                v = to_node_units(n, freq, ROUND_NEAREST);
+                r = node_write_u64(n, n->applied_fd, node_attrs(n)->applied, v);
+                if (r < 0)
+                        return r;
+                n->written = node_to_hz(n, v);
+                n->has_written = true;
+                return 0;
+        case DF_DRIVE_PINNED:
+                /* Going up, raise max first; going down, lower min first. */
+                return write_range(n, freq, freq, freq > previous);
+        default:
+                return -EOPNOTSUPP;
+        }
+}
+
+static int node_set_range(void *userdata, uint64_t min, uint64_t max) {
+        struct df_node *n = userdata;
+        uint64_t old_max;
+
+        if (n->drive != DF_DRIVE_CLAMP)
+                return -EOPNOTSUPP;
+        if (n->has_written)
+                old_max = n->written_max;
+        else if (df_attr_read_u64(n->dirfd, node_attrs(n)->max, &old_max) >= 0)
+                old_max = node_to_hz(n, old_max);
+        else
+                old_max = UINT64_MAX;
+        return write_range(n, min, max, min > old_max);
+}
+
+const struct df_backend_ops df_node_backend_ops = {
+        .set_frequency = node_set_frequency,
+        .set_range = node_set_range,
+};
+
+int df_node_check_foreign(struct df_node *n, uint64_t *ret_seen) {
+        uint64_t v;
+        int r;
+
+        if (n->dry_run || n->drive != DF_DRIVE_USERSPACE || !n->has_written || n->applied_fd < 0)
+                return 0;
+        r = df_attr_pread_u64(n->applied_fd, &v);
+        if (r < 0) {
+                set_error(n, "read %s/%s: %s", n->path, node_attrs(n)->applied, strerror(-r));
+                return r;
+        }
+        v = node_to_hz(n, v);
+        if (v == n->written)
+                return 0;
+        if (ret_seen)
+                *ret_seen = v;
+        return 1;
+}
+
+int df_node_check_kernel_governor(struct df_node *n) {
+        int r;
+
+        if (n->dry_run || n->drive != DF_DRIVE_USERSPACE)
+                return 0;
+        r = select_userspace(n);
+        if (r <= 0)
+                return r;
+        /* The governor's restart made a new set_freq; the kept descriptor is stale. */
+        r = open_kept(n, node_attrs(n)->applied, O_RDWR, &n->applied_fd);
+        if (r < 0)
+                return r;
+        n->has_written = false;
+        return 1;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What lib/node.c, node-drive.c and node-stats.c share: the attribute names of each kind and the
+ * helpers that read, convert and write. Private to those files. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "node.h"
+
+struct kind_attrs {
+        const char *governor, *governors, *min, *max, *cur, *applied, *frequencies, *key;
+        uint64_t scale; /* Hz per sysfs unit */
+};
+
+/* node.c */
+const struct kind_attrs *node_attrs(const struct df_node *n);
+int node_read_text(int dirfd, const char *name, char **ret);
+int node_word_to_u64(const char *s, uint64_t *ret);
+uint64_t node_to_hz(const struct df_node *n, uint64_t v);
+void node_close_kept(struct df_node *n);
+
+/* node-drive.c */
+int node_write(struct df_node *n, int fd, const char *attr, const char *value, bool restoring);
