@@ -250,8 +250,16 @@ static int build_one(
         if (cd && cd->initial_set && d->dev->mode == DF_MODE_GOVERN)
                 initial = cd->initial_freq;
         r = df_device_start(d->dev, initial, now_usec());
-        if (r < 0)
+        if (r < 0) {
+                if (d->dev->opps.n > DF_STATS_MAX_STATES)
+                        errors_add(
+                                errors, cd ? &cd->loc : NULL,
+                                "%s: %zu operating points; at most %d are supported", d->name, d->dev->opps.n,
+                                DF_STATS_MAX_STATES);
+                else
+                        errors_add(errors, cd ? &cd->loc : NULL, "%s: cannot start: %s", d->name, strerror(-r));
                 goto fail;
+        }
 
         snprintf(
                 buf, sizeof(buf), "%s:%s", df_mode_to_string(d->dev->mode),
@@ -304,9 +312,7 @@ static struct manager_device *find_name(struct manager_device **v, size_t n, con
         return NULL;
 }
 
-static int discover(
-        struct manager *m, const struct df_config *c, struct manager_device ***v, size_t *n,
-        struct df_config_errors *errors) {
+static int discover(struct manager *m, const struct df_config *c, struct manager_device ***v, size_t *n) {
         char **paths = NULL;
         size_t n_paths = 0;
         int r;
@@ -329,7 +335,14 @@ static int discover(
                                 paths[i]);
                         continue;
                 }
-                r = build_one(m, c, NULL, paths[i], name, &d, errors);
+                /* An autodiscovered node that cannot be managed is skipped with a warning, never an
+                 * error: nobody asked for it. */
+                struct df_config_errors skipped = {};
+                r = build_one(m, c, NULL, paths[i], name, &d, &skipped);
+                for (size_t k = 0; k < skipped.n; k++)
+                        log_warning(
+                                "%s: not managing autodiscovered %s: %s", name, paths[i], skipped.messages[k]);
+                df_config_errors_done(&skipped);
                 if (r > 0 && push(v, n, d) < 0) {
                         device_free(d);
                         r = -ENOMEM;
@@ -379,11 +392,12 @@ int build_devices(
                 goto fail;
         }
         if (c->autodiscover) {
-                r = discover(m, c, &v, &n, errors);
+                r = discover(m, c, &v, &n);
                 if (r < 0)
                         goto fail;
         }
-        qsort(v, n, sizeof(*v), cmp_devices);
+        if (n > 0) /* qsort() with a NULL array is undefined, even for 0 elements */
+                qsort(v, n, sizeof(*v), cmp_devices);
         *ret = v;
         *ret_n = n;
         return 0;

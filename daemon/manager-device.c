@@ -193,6 +193,16 @@ void device_publish(struct manager_device *d, bool full) {
                 l->device_changed(d->manager, d, mask, d->manager->listener_userdata);
 }
 
+/* Someone may have switched the kernel governor: select userspace again and write at once. */
+static void recheck_kernel_governor(struct manager_device *d) {
+        if (d->node->drive == DF_DRIVE_USERSPACE && df_node_check_kernel_governor(d->node) > 0) {
+                log_warning(
+                        "%s: the kernel governor was changed by another writer; selected userspace again",
+                        d->name);
+                df_device_force_write(d->dev);
+        }
+}
+
 /* Another writer changed the applied-value attribute: log both values and overwrite. */
 static void check_foreign(struct manager_device *d) {
         char a[DF_FREQ_STRING_MAX], b[DF_FREQ_STRING_MAX];
@@ -203,11 +213,14 @@ static void check_foreign(struct manager_device *d) {
                 return;
         r = df_node_check_foreign(d->node, &seen);
         if (r < 0) {
-                if (!device_check_vanished(d, r))
-                        device_set_error(
-                                d, LOG_WARNING, "read %s/%s: %s", d->node->path,
-                                d->node->kind == DF_KIND_CPUFREQ ? "scaling_setspeed" : "userspace/set_freq",
-                                strerror(-r));
+                if (device_check_vanished(d, r))
+                        return;
+                device_set_error(
+                        d, LOG_WARNING, "read %s/%s: %s", d->node->path,
+                        d->node->kind == DF_KIND_CPUFREQ ? "scaling_setspeed" : "userspace/set_freq",
+                        strerror(-r));
+                /* An unreadable set_freq most likely went with a foreign switch of the kernel governor. */
+                recheck_kernel_governor(d);
                 return;
         }
         if (r == 0)
@@ -223,13 +236,7 @@ static void write_failed(struct manager_device *d, int r) {
         if (device_check_vanished(d, r))
                 return;
         device_set_error(d, LOG_ERR, "%s", d->node->error[0] ? d->node->error : strerror(-r));
-        /* The kernel governor is re-checked after a failed write: someone may have switched it. */
-        if (d->node->drive == DF_DRIVE_USERSPACE && df_node_check_kernel_governor(d->node) > 0) {
-                log_warning(
-                        "%s: the kernel governor was changed by another writer; selected userspace again",
-                        d->name);
-                df_device_force_write(d->dev);
-        }
+        recheck_kernel_governor(d);
 }
 
 void device_evaluate(struct manager_device *d, bool full_publish) {

@@ -88,7 +88,7 @@ int manager_check_config(const struct manager_options *o, FILE *out) {
 int manager_restore_originals_file(const struct manager_options *o) {
         struct originals *orig = NULL;
         struct df_root root = { .fd = -EBADF };
-        size_t failed = 0;
+        size_t failed = 0, kept = 0;
         int r;
 
         r = df_root_open(o->root, &root);
@@ -101,23 +101,29 @@ int manager_restore_originals_file(const struct manager_options *o) {
         }
         if (orig->n == 0)
                 log_info("Nothing to restore: no original settings recorded in %s", o->runtime_dir);
-        while (orig->n > failed) {
-                struct originals_entry *e = &orig->entries[failed];
+        /* Entries kept (failed, or a dry run) stay at the front; restored ones are removed. */
+        while (orig->n > kept) {
+                struct originals_entry *e = &orig->entries[kept];
                 struct df_node *n = NULL;
 
                 r = df_node_open(&root, e->path, &n);
-                if (r >= 0)
+                if (r >= 0) {
+                        /* --dry-run writes nothing here either: it shows what would be written. */
+                        n->dry_run = o->dry_run;
+                        n->log = (struct df_log){ .fn = log_from_lib, .userdata = (void *) e->path };
                         r = df_node_restore(n, &e->values);
-                if (r < 0) {
+                }
+                if (r < 0)
                         log_error_errno(
                                 r, "%s: restoring the original settings failed: %s", e->path,
                                 n && n->error[0] ? n->error : strerror(-r));
-                        df_node_free(n);
-                        failed++;
+                df_node_free(n);
+                if (r < 0 || o->dry_run) {
+                        failed += r < 0;
+                        kept++;
                         continue;
                 }
                 log_info("%s: original settings restored", e->path);
-                df_node_free(n);
                 (void) originals_remove(orig, e->path);
         }
         originals_free(orig);

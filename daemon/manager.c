@@ -215,7 +215,7 @@ static void link_passive(struct manager *m) {
 /* The originals of every node about to be attached, saved with one write (and one fsync), so
  * attaching a thousand devices does not rewrite the file a thousand times. */
 static void record_originals(struct manager *m, struct manager_device **v, size_t n) {
-        size_t added = 0;
+        size_t before = m->originals->n, added = 0;
 
         if (m->dry_run)
                 return;
@@ -227,8 +227,10 @@ static void record_originals(struct manager *m, struct manager_device **v, size_
                 if (originals_record(m->originals, v[i]->node->path, &o) > 0)
                         added++;
         }
-        if (added > 0)
-                (void) originals_save(m->originals);
+        /* Unsaved, they would protect nothing: forget them, and the first-write hook refuses to
+         * write any node whose originals it cannot save. */
+        if (added > 0 && originals_save(m->originals) < 0)
+                originals_truncate(m->originals, before);
 }
 
 static void activate_all(struct manager *m, struct manager_device **fresh, size_t n_fresh) {

@@ -143,11 +143,15 @@ int originals_save(const struct originals *o) {
 }
 
 int originals_add(struct originals *o, const char *path, const struct df_originals *values) {
+        size_t before = o->n;
         int r = originals_record(o, path, values);
 
         if (r <= 0)
                 return r;
-        return originals_save(o);
+        r = originals_save(o);
+        if (r < 0)
+                originals_truncate(o, before); /* not saved: the write it guards must not happen */
+        return r;
 }
 
 /* 1 when recorded, 0 when an entry exists already. */
@@ -172,6 +176,11 @@ int originals_record(struct originals *o, const char *path, const struct df_orig
         o->entries = ne;
         o->entries[o->n++] = (struct originals_entry){ .path = p, .values = *values };
         return originals_save(o);
+}
+
+void originals_truncate(struct originals *o, size_t n) {
+        while (o->n > n)
+                free(o->entries[--o->n].path);
 }
 
 int originals_remove(struct originals *o, const char *path) {

@@ -32,5 +32,8 @@ int originals_add(struct originals *o, const char *path, const struct df_origina
 int originals_record(struct originals *o, const char *path, const struct df_originals *values);
 int originals_save(const struct originals *o);
 
+/* Forget the entries recorded after the first n (a save that failed must not count as done). */
+void originals_truncate(struct originals *o, size_t n);
+
 /* Forget and save (after the values were written back); the file goes when the last entry does. */
 int originals_remove(struct originals *o, const char *path);

@@ -75,8 +75,14 @@ struct client {
         struct request *requests;
         size_t n_requests;
         size_t n_pending; /* authorization checks in flight */
+        uint64_t idle;    /* when it last became idle (no requests, no checks), 0 while in use */
         struct client *prev, *next;
 };
+
+/* Idle clients whose records (and trackers) are kept, so a client that adds and removes requests
+ * in turn does not cost a match rule added, a synchronous name lookup and a match rule removed on
+ * every cycle. The oldest idle record goes first; a record goes anyway when its client leaves. */
+#define IDLE_CLIENTS_MAX 32
 
 /* Credentials seen for a unique name (never reused on a bus), kept in a small cache. */
 struct creds_entry {
@@ -94,6 +100,7 @@ struct bus {
         bus_lost_t lost;
         void *lost_userdata;
         sd_bus_slot *disconnected;
+        bool devices_changed; /* a device was added or removed since Devices was last announced */
 
         /* requests */
         struct request **table; /* open addressing by id */
@@ -109,6 +116,8 @@ struct bus {
         /* clients */
         struct client *clients;
         size_t n_clients_with_requests;
+        size_t n_idle_clients;
+        uint64_t idle_clock;
         struct creds_entry creds[CREDS_CACHE_SIZE];
         uint64_t creds_clock;
 
@@ -118,6 +127,10 @@ struct bus {
         sd_bus_slot *polkit_query;
         struct auth_check *checks;
         size_t n_checks;
+
+        /* A request method's device: its change signals wait for device_changes_release(). */
+        struct manager_device *batch_device;
+        unsigned batch_mask;
 };
 
 /* vtables (dbus/manager.c, dbus/device.c, dbus/request.c, dbus/logcontrol.c) */
@@ -137,7 +150,14 @@ int request_node_enumerator(sd_bus *bus, const char *path, void *userdata, char 
 /* dbus/device.c */
 struct device_data *device_data_get(struct bus *b, struct manager_device *d);
 void device_data_free(struct manager_device *d);
+/* The bus layer's own change bit beside the manager's DEVICE_CHANGED_*: Requests (invalidated). */
+#define DEVICE_CHANGED_REQUESTS (1u << 31)
 void device_emit_changes(struct bus *b, struct manager_device *d, unsigned mask);
+/* Hold the device's change signals while a request method changes it, so that the change and
+ * Requests go out as one PropertiesChanged; false when something else already holds them.
+ * Release emits what was held plus `mask` (unless the device went meanwhile). */
+bool device_changes_hold(struct bus *b, struct manager_device *d);
+void device_changes_release(struct bus *b, unsigned mask);
 int device_path(struct manager_device *d, char **ret);
 
 /* dbus/request.c */

@@ -20,6 +20,7 @@ static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *erro
 
 /* --- the manager's listener ------------------------------------------------------------------ */
 
+/* Devices changes only when one was added, removed or vanished, not on every reload. */
 static void on_devices_changed(struct manager *m, void *userdata) {
         struct bus *b = userdata;
 
@@ -29,8 +30,12 @@ static void on_devices_changed(struct manager *m, void *userdata) {
                 if (!dd || dd->announced)
                         continue;
                 dd->announced = true;
+                b->devices_changed = true;
                 (void) sd_bus_emit_interfaces_added(b->bus, dd->path, IFACE_DEVICE, NULL);
         }
+        if (!b->devices_changed)
+                return;
+        b->devices_changed = false;
         (void) sd_bus_emit_properties_changed(b->bus, OBJECT_ROOT, IFACE_MANAGER, "Devices", NULL);
 }
 
@@ -38,13 +43,17 @@ static void on_device_removing(struct manager *m, struct manager_device *d, void
         struct bus *b = userdata;
         struct device_data *dd = d->bus_data;
 
+        if (b->batch_device == d)
+                b->batch_device = NULL; /* nothing left to announce about it */
         if (!dd)
                 return;
         while (dd->requests)
                 request_drop(dd->requests, false);
         /* While the object can still be resolved. */
-        if (dd->announced)
+        if (dd->announced) {
                 (void) sd_bus_emit_interfaces_removed(b->bus, dd->path, IFACE_DEVICE, NULL);
+                b->devices_changed = true;
+        }
         device_data_free(d);
 }
 

@@ -57,6 +57,7 @@ static int property_set_level(
                 return r;
         log_info("Log level set to %s", s);
         log_set_max_level(level);
+        (void) sd_bus_emit_properties_changed(bus, path, interface, "LogLevel", NULL);
         return 1;
 }
 
@@ -82,15 +83,18 @@ static int property_set_target(
                 return r;
         /* journald reads stderr, so the other targets all mean the console here. */
         log_set_target(streq(s, "null") ? LOG_TARGET_NULL : LOG_TARGET_CONSOLE);
+        (void) sd_bus_emit_properties_changed(bus, path, interface, "LogTarget", NULL);
         return 1;
 }
 
 const sd_bus_vtable logcontrol_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_WRITABLE_PROPERTY(
-                "LogLevel", "s", property_get_level, property_set_level, 0, SD_BUS_VTABLE_UNPRIVILEGED),
+                "LogLevel", "s", property_get_level, property_set_level, 0,
+                SD_BUS_VTABLE_UNPRIVILEGED | SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_WRITABLE_PROPERTY(
-                "LogTarget", "s", property_get_target, property_set_target, 0, SD_BUS_VTABLE_UNPRIVILEGED),
+                "LogTarget", "s", property_get_target, property_set_target, 0,
+                SD_BUS_VTABLE_UNPRIVILEGED | SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("SyslogIdentifier", "s", property_get_identifier, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_VTABLE_END,
 };

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <systemd/sd-daemon.h>
 
 #include "bus-internal.h"
 #include "logging.h"
@@ -54,7 +55,7 @@ static int method_get_device(sd_bus_message *m, void *userdata, sd_bus_error *er
 }
 
 static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        _cleanup_free_ char *text = NULL;
+        _cleanup_free_ char *text = NULL, *status = NULL;
         struct bus *b = userdata;
         int r;
 
@@ -63,7 +64,11 @@ static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error)
                 return r < 0 ? r : 1;
 
         log_info("Reload requested over the bus");
+        /* Announced like a SIGHUP reload (DESIGN.md: RELOADING=1 ... READY=1 around reloads). */
+        (void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading the configuration");
         r = manager_reload(b->manager, &text);
+        status = manager_status(b->manager);
+        (void) sd_notifyf(false, "READY=1\nSTATUS=%s", strempty(status));
         if (r < 0)
                 return sd_bus_error_setf(
                         error, ERROR_INVALID_CONFIGURATION, "%s",

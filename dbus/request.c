@@ -336,6 +336,7 @@ int request_add(
         uint64_t now = clock_now(CLOCK_BOOTTIME), now_realtime = clock_now(CLOCK_REALTIME);
         uint32_t uid = 0, pid = 0;
         char f[DF_FREQ_STRING_MAX];
+        bool held;
         int r;
 
         if (!dd)
@@ -395,13 +396,17 @@ int request_add(
                 b->n_clients_with_requests++;
         link_request(q, dd);
 
-        /* The reply waits for this: the device is re-evaluated and written here. */
+        /* The reply waits for this: the device is re-evaluated and written here. Its change
+         * signal waits too, to go out with Requests after InterfacesAdded. */
+        held = device_changes_hold(b, d);
         r = manager_device_add_request(d, &q->qos, type, value);
         if (r >= 0 && timeout_ms)
                 r = lease_add(b, q);
         if (r < 0) {
                 if (df_qos_request_active(&q->qos))
                         (void) manager_device_remove_request(d, &q->qos);
+                if (held)
+                        device_changes_release(b, 0);
                 unlink_request(q, dd);
                 if (client->n_requests == 0)
                         b->n_clients_with_requests--;
@@ -418,7 +423,10 @@ int request_add(
         if (type == DF_QOS_LATENCY)
                 log_debug("%s: request %" PRIu64 " latency %" PRIu64 " us", d->name, q->id, value);
         (void) sd_bus_emit_interfaces_added(b->bus, q->path, IFACE_REQUEST, NULL);
-        (void) sd_bus_emit_properties_changed(b->bus, dd->path, IFACE_DEVICE, "Requests", NULL);
+        if (held)
+                device_changes_release(b, DEVICE_CHANGED_REQUESTS);
+        else
+                device_emit_changes(b, d, DEVICE_CHANGED_REQUESTS);
         *ret = q;
         return 0;
 }
@@ -437,8 +445,14 @@ void request_drop(struct request *q, bool reevaluate) {
         if (client->n_requests == 0)
                 b->n_clients_with_requests--;
         if (reevaluate) {
+                /* The device's change and Requests in one PropertiesChanged. */
+                bool held = device_changes_hold(b, d);
+
                 (void) manager_device_remove_request(d, &q->qos);
-                (void) sd_bus_emit_properties_changed(b->bus, dd->path, IFACE_DEVICE, "Requests", NULL);
+                if (held)
+                        device_changes_release(b, DEVICE_CHANGED_REQUESTS);
+                else
+                        device_emit_changes(b, d, DEVICE_CHANGED_REQUESTS);
         } else
                 (void) df_qos_remove_request(&q->qos);
         log_debug("%s: request %" PRIu64 " removed", d->name, q->id);
@@ -477,10 +491,20 @@ int request_object_find(
                 return 0;
         q = table_find(b, id);
         /* One path a request: ".../0123" parses as 123 but is no path of it. */
-        if (!q || !streq(q->path, path))
-                return 0;
-        *found = q;
-        return 1;
+        if (q && streq(q->path, path)) {
+                *found = q;
+                return 1;
+        }
+        /* A request path that no longer (or never did) name a live request: the documented error. */
+        if (id != 0 && !q) {
+                char canonical[sizeof(REQUEST_PREFIX) + 24];
+                snprintf(canonical, sizeof(canonical), REQUEST_PREFIX "/%" PRIu64, id);
+                if (streq(canonical, path))
+                        return sd_bus_error_setf(
+                                error, ERROR_NO_SUCH_REQUEST,
+                                "No request %" PRIu64 " (removed, expired, or its owner left the bus)", id);
+        }
+        return 0;
 }
 
 int request_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error) {

@@ -464,8 +464,9 @@ START_TEST(test_unknown_objects) {
         expect_error(
                 "org.freedesktop.DBus.Error.UnknownObject", ROOT_PATH "/device/npu", PROPERTIES, "GetAll",
                 "s", DEVICE);
+        /* A well-formed request path that names no live request: the contract's NoSuchRequest. */
         expect_error(
-                "org.freedesktop.DBus.Error.UnknownObject", ROOT_PATH "/request/12345", REQUEST, "Remove",
+                "org.devfreqd.Devfreq1.Error.NoSuchRequest", ROOT_PATH "/request/12345", REQUEST, "Remove",
                 NULL);
         expect_error(
                 "org.freedesktop.DBus.Error.UnknownObject", ROOT_PATH "/request/x", PROPERTIES, "GetAll", "s",
@@ -702,8 +703,8 @@ START_TEST(test_request_lifecycle) {
         assert_no_qos(GPU_PATH);
         ck_assert_uint_eq(get_u64(GPU_PATH, DEVICE, "MinFrequency"), 200 * MHZ);
         ck_assert_uint_eq(get_u64(GPU_PATH, DEVICE, "CurrentFrequency"), 200 * MHZ);
-        expect_error("org.freedesktop.DBus.Error.UnknownObject", path, PROPERTIES, "GetAll", "s", REQUEST);
-        expect_error("org.freedesktop.DBus.Error.UnknownObject", path, REQUEST, "Remove", NULL);
+        expect_error("org.devfreqd.Devfreq1.Error.NoSuchRequest", path, PROPERTIES, "GetAll", "s", REQUEST);
+        expect_error("org.devfreqd.Devfreq1.Error.NoSuchRequest", path, REQUEST, "Remove", NULL);
 }
 END_TEST
 
