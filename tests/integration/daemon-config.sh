@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# devfreqd --check-config on what a new user gets wrong: each mistake is named FILE:LINE: at the
+# right line, the exit status is 1 and nothing crashes; a broken file stops the daemon before it
+# writes anything; a good file prints the resolved devices and exits 0.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+make_root
+conf=$tmp/devfreqd.conf
+mkdir -p "$tmp/conf.d"
+
+check_config() {
+        LD_PRELOAD=$fakekernel "$devfreqd" --root "$root" --config "$conf" --config-dir "$tmp/conf.d" \
+                --runtime-dir "$tmp/run" --state-dir "$tmp/state" --check-config "$@"
+}
+
+# bad DESCRIPTION FILE LINE PATTERN: --check-config exits 1, says FILE:LINE: matching PATTERN,
+# and no sanitizer or crash report appears.
+bad() {
+        local desc=$1 file=$2 line=$3 pattern=$4 out status
+        set +e
+        out=$(check_config 2>&1)
+        status=$?
+        set -e
+        if [[ $status == 1 && $out == *"$file:$line: "* && $out =~ $pattern && $out != *Sanitizer* &&
+                $out != *"runtime error"* ]]; then
+                ok "$desc"
+        else
+                not_ok "$desc"
+                diag "exit status $status, expected 1 and '$file:$line: ' matching '$pattern'; output:"
+                diag "$(cut -c1-200 <<<"$out" | head -n 5)"
+        fi
+}
+
+# write LINE...: the main configuration file, one argument a line.
+write() { printf '%s\n' "$@" >"$conf"; }
+head_lines=('[daemon]' 'autodiscover = no')
+
+write "${head_lines[@]}" 'frobnicate = yes'
+bad "unknown key" "$conf" 3 "unknown key 'frobnicate'"
+
+write '[deamon]' 'autodiscover = no'
+bad "unknown section (a typo of [daemon])" "$conf" 1 "unknown section"
+
+write "${head_lines[@]}" 'polling-interval = 100 ms'
+bad "bad unit: a space before the unit" "$conf" 3 "not a duration"
+
+write "${head_lines[@]}" '' '[device gpu]' 'path = /sys/class/devfreq/ff9a0000.gpu' 'max-frequency = 800MHZz'
+bad "bad unit: a frequency with a typo" "$conf" 6 "800MHZz"
+
+write "${head_lines[@]}" '' '[device a]' 'path = /sys/class/devfreq/dmc' '' '[device b]' \
+        'path = /sys/class/devfreq/dmc'
+bad "two sections with the same path: the second is named" "$conf" 8 "same"
+
+write "${head_lines[@]}" '' '[device a]' 'path = /sys/class/devfreq/dmc' '' '[device b]' \
+        'path = /sys/devices/platform/dmc/devfreq/dmc'
+bad "the same device through its class symlink and its /sys/devices target" "$conf" 8 \
+        "same device as \[device a\]"
+
+mkdir -p "$root/etc"
+ln -s /etc "$root/sys/class/devfreq/escape"
+write "${head_lines[@]}" '' '[device x]' 'path = /sys/class/devfreq/escape'
+bad "a device path that is a symlink to the root's /etc" "$conf" 5 "outside"
+rm "$root/sys/class/devfreq/escape"
+
+write "${head_lines[@]}" '' '[device x]' 'path = /etc'
+bad "a device path outside /sys" "$conf" 5 "outside /sys"
+
+write "${head_lines[@]}" '' '[device gpu]' 'path = /sys/class/devfreq/ff9a0000.gpu' 'opp = 200MHz 825mV' \
+        'opp = 400MHz banana' 'opp = 800MHz 1V'
+bad "an OPP line with garbage" "$conf" 7 "banana"
+
+write "${head_lines[@]}" '' '[device gpu]' 'path = /sys/class/devfreq/ff9a0000.gpu' 'mode = govern' \
+        'governor = simple_ondemand'
+bad "a load-driven governor without a load source" "$conf" 7 "load"
+
+: >"$conf"
+bad "an empty file" "$conf" 1 "empty"
+
+long=$(printf '%*s' 250 '' | tr ' ' x)
+write "${head_lines[@]}" "; $long" 'polling-interval = 1s'
+bad "a line over 199 bytes" "$conf" 3 "longer than 199"
+# good DESCRIPTION: --check-config exits 0 without a sanitizer report.
+good() {
+        local out status
+        set +e
+        out=$(check_config 2>&1)
+        status=$?
+        set -e
+        if [[ $status == 0 && $out != *Sanitizer* && $out != *"runtime error"* ]]; then
+                ok "$1"
+        else
+                not_ok "$1"
+                diag "exit status $status; output:" "$(head -n 5 <<<"$out")"
+        fi
+}
+write "${head_lines[@]}" "; ${long:0:196}" 'polling-interval = 1s'
+good "a line of 198 bytes and its newline is fine (and no devices at all is fine)"
+
+{
+        printf '%s\n' "${head_lines[@]}"
+        printf '; '
+        head -c $((1024 * 1024)) /dev/zero | tr '\0' x
+        printf '\nfrobnicate = 1\n'
+} >"$conf"
+bad "a 1 MiB line" "$conf" 3 "longer than 199"
+bad "... and the line after it still has the right number" "$conf" 4 "frobnicate"
+
+printf '[daemon]\nautodiscover = no\ndefault-governor = perf\xffmance\n' >"$conf"
+bad "a non-UTF-8 byte" "$conf" 3 "UTF-8"
+
+write "${head_lines[@]}" 'polling-interval = 100ms # fast'
+bad "'#' used as an inline comment" "$conf" 3 "#"
+
+# Mistakes in a drop-in name the drop-in.
+write "${head_lines[@]}"
+printf '[device gpu]\npath = /sys/class/devfreq/ff9a0000.gpu\nmode = govern\ngovernor = turbo\n' \
+        >"$tmp/conf.d/50-gpu.conf"
+bad "a drop-in's mistake names the drop-in" "$tmp/conf.d/50-gpu.conf" 4 "turbo"
+
+# --- starting the daemon with a broken file: exit 1, nothing written, never READY
+rm "$tmp/conf.d/50-gpu.conf"
+write '[daemon]' 'autodiscover = yes' 'default-mode = govern' 'default-governor = performance' \
+        'polling-interval = fast'
+sum=$(tree_sum)
+start_bus
+start_notify_listener
+set +e
+NOTIFY_SOCKET=$tmp/notify.socket LD_PRELOAD=$fakekernel timeout 20 "$devfreqd" --root "$root" \
+        --bus "$bus_address" --config "$conf" --config-dir "$tmp/conf.d" --runtime-dir "$tmp/run" \
+        --state-dir "$tmp/state" >"$daemon_log" 2>&1
+status=$?
+set -e
+is "the daemon with a broken file exits 1" "$status" 1
+contains "... naming file:line" "$(cat "$daemon_log")" "$conf:5: "
+is "... having written nothing" "$(tree_sum)" "$sum"
+check "... not even an originals file" test ! -e "$tmp/run/originals"
+check "... and never said READY=1" bash -c "! grep -q '^READY=1' '$notify_log'"
+
+# --- a file without devices is a valid, if idle, configuration
+write "${head_lines[@]}"
+: >"$daemon_log"
+start_daemon
+contains "no devices: the daemon starts and says so" "$(cat "$notify_log")" "STATUS=0 devices"
+stop_daemon
+is "... and stops with status 0" "$daemon_status" 0
+check "... without a sanitizer report" bash -c "! grep -qE 'Sanitizer|runtime error' '$daemon_log'"
+
+# --- a good file
+write "${head_lines[@]}" '' '[device gpu]' 'path = /sys/class/devfreq/ff9a0000.gpu' 'mode = govern' \
+        'governor = simple_ondemand' 'polling-interval = 50ms' \
+        'load = counters:/sys/devices/platform/ff9a0000.gpu/busy' 'min-frequency = 300MHz' '' '[device cpu]' 'path = /sys/devices/system/cpu/cpufreq/policy0'
+set +e
+out=$(check_config 2>&1)
+status=$?
+set -e
+is "a good file: exit 0" "$status" 0
+like "... prints each device with its kind, mode and resolved path" "$out" \
+        "gpu"$'\n'"  kind: +devfreq"$'\n'"  mode: +govern"$'\n'"  path: +$gpu"
+like "... its governor and tunables" "$out" "governor: simple_ondemand \(upthreshold=90 downdifferential=5\)"
+like "... its range (the configured floor)" "$out" "range: +300 MHz - 800 MHz"
+like "... its load source" "$out" "load: +counters:/sys/devices/platform/ff9a0000.gpu/busy"
+cpu_pattern="cpu"$'\n'"  kind: +cpufreq"$'\n'"  mode: +clamp"$'\n'"  path: +$policy0"$'\n'
+cpu_pattern+=".*points: +800 MHz, 1.2 GHz, 1.6 GHz, 2 GHz, 2.4 GHz"
+like "... the cpufreq policy in its default mode, with its points" "$out" "$cpu_pattern"
+like "... and a summary" "$out" "2 devices, configuration OK"
+is "... having written nothing" "$(tree_sum)" "$sum"
+tap_done

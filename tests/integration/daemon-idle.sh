@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# An idle daemon sleeps: with every device on a non-polling governor and no watchdog, no timer is
+# armed, and the process does not wake up on its own.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+make_root
+cat >"$tmp/devfreqd.conf" <<'EOF'
+[daemon]
+autodiscover = yes
+default-mode = govern
+default-governor = performance
+
+[device dmc]
+path = /sys/class/devfreq/dmc
+mode = govern
+governor = powersave
+
+[device policy2]
+path = /sys/devices/system/cpu/cpufreq/policy2
+mode = govern
+governor = powersave
+EOF
+# No systemd watchdog: nothing may wake the daemon periodically.
+unset WATCHDOG_USEC WATCHDOG_PID
+start_bus
+start_daemon
+
+names=$(bctl call org.devfreqd.Devfreq1 /org/devfreqd/Devfreq1 org.devfreqd.Devfreq1.Manager ListDevices)
+like "every node is managed" "$names" '"dmc" .*"ff9a0000\.gpu" .*"policy0" .*"policy2"'
+contains "STATUS says nothing polls" "$(cat "$notify_log")" "4 devices (4 govern, 0 clamp), 0 polling"
+is "gpu on performance: its highest point" "$(kread "$gpu/userspace/set_freq")" 800000000
+is "policy0 on performance: 2400000 kHz" "$(kread "$policy0/scaling_setspeed")" 2400000
+is "dmc (pinned) on powersave: max_freq at its lowest point" "$(kread "$dmc/max_freq")" 200000000
+
+switches() {
+        awk '/^(voluntary|nonvoluntary)_ctxt_switches:/ { n += $2 } END { print n }' "/proc/$daemon_pid/status"
+}
+# Let start-up traffic (bus name, signals) settle, then watch for 10 s.
+sleep 1
+before=$(switches)
+sleep 10
+after=$(switches)
+diag "context switches while idle for 10 s: $((after - before))"
+check "at most 2 context switches in 10 s idle (got $((after - before)))" test $((after - before)) -le 2
+is "no tick ran" "$(grep -c 'no complete load sample' "$daemon_log" || true)" 0
+
+check "the daemon is still running" daemon_alive
+stop_daemon
+is "exit status 0" "$daemon_status" 0
+tap_done

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# Original settings come back: at SIGTERM, after kill -9 and a new run (the originals file in the
+# runtime directory survives and is trusted over what the killed run left in sysfs), for nodes a
+# new configuration no longer drives, and with devfreqd --restore.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+make_root
+# Originals that are not all the defaults: some limits inside the table, some at its bounds.
+kwrite "$gpu/min_freq" 300000000
+kwrite "$dmc/governor" performance
+kwrite "$dmc/max_freq" 666000000
+kwrite "$policy0/scaling_min_freq" 1200000
+kwrite "$policy2/scaling_max_freq" 3000000
+cat >"$tmp/devfreqd.conf" <<'EOF'
+[daemon]
+autodiscover = no
+
+[device gpu]
+path = /sys/class/devfreq/ff9a0000.gpu
+mode = govern
+governor = simple_ondemand
+polling-interval = 50ms
+load = counters:/sys/devices/platform/ff9a0000.gpu/busy
+
+[device dmc]
+path = /sys/class/devfreq/dmc
+mode = govern
+governor = powersave
+
+[device cpu]
+path = /sys/devices/system/cpu/cpufreq/policy0
+mode = govern
+governor = userspace
+initial-frequency = 2GHz
+
+[device pstate]
+path = /sys/devices/system/cpu/cpufreq/policy2
+mode = govern
+governor = performance
+EOF
+cp "$tmp/devfreqd.conf" "$tmp/full.conf"
+
+nodes=("$gpu" "$dmc" "$policy0" "$policy2")
+attrs_of() {
+        case $1 in
+        */cpufreq/*) echo scaling_governor scaling_min_freq scaling_max_freq ;;
+        *) echo governor min_freq max_freq ;;
+        esac
+}
+declare -A orig=()
+for node in "${nodes[@]}"; do
+        for a in $(attrs_of "$node"); do orig[$node/$a]=$(cat "$root$node/$a"); done
+done
+
+# The value that may come back instead of an original at the hardware bound ("no limit").
+no_limit() {
+        local node=$1 a=$2 v=$3 list
+        case $node/$a in
+        */scaling_min_freq) [[ $v == "$(cat "$root$node/cpuinfo_min_freq")" ]] && cat "$root$node/cpuinfo_min_freq" ;;
+        */scaling_max_freq) [[ $v == "$(cat "$root$node/cpuinfo_max_freq")" ]] && cat "$root$node/cpuinfo_max_freq" ;;
+        */min_freq | */max_freq)
+                read -r -a list <"$root$node/available_frequencies"
+                if [[ $a == min_freq && $v == "${list[0]}" ]] || [[ $a == max_freq && $v == "${list[-1]}" ]]; then
+                        echo 0
+                fi
+                ;;
+        esac
+        return 0
+}
+
+# check_restored WHEN: every attribute byte for byte, or exactly its "no limit" alternative.
+check_restored() {
+        local when=$1 node a now alt bad=()
+        for node in "${nodes[@]}"; do
+                for a in $(attrs_of "$node"); do
+                        now=$(cat "$root$node/$a")
+                        [[ $now == "${orig[$node/$a]}" ]] && continue
+                        alt=$(no_limit "$node" "$a" "${orig[$node/$a]}")
+                        [[ -n $alt && $now == "$alt" ]] && continue
+                        bad+=("$node/$a: '$now', was '${orig[$node/$a]}'")
+                done
+        done
+        if ((${#bad[@]} == 0)); then
+                ok "$when: every original value is back"
+        else
+                not_ok "$when: every original value is back"
+                diag "${bad[@]}"
+        fi
+}
+
+# driven: what the daemon's writes look like on each node.
+driven() {
+        [[ $(kread "$gpu/governor") == userspace && $(kread "$dmc/max_freq") == 200000000 &&
+                $(kread "$policy0/scaling_setspeed") == 2000000 && $(kread "$policy2/scaling_min_freq") == 4600000 ]]
+}
+
+# The daemon's log without the debug line of every idle tick.
+logtext() { grep -v 'no complete load sample' "$daemon_log" || true; }
+start_bus
+
+# --- 1. start, SIGTERM
+start_daemon
+check "run 1: every node is driven" driven
+check "run 1: the originals file exists" test -s "$tmp/run/originals"
+stop_daemon TERM
+is "run 1: SIGTERM exits 0" "$daemon_status" 0
+check_restored "run 1, SIGTERM"
+check "run 1: the originals file is gone" test ! -e "$tmp/run/originals"
+
+# --- SIGINT (Ctrl-C) restores as SIGTERM does
+start_daemon
+check "SIGINT run: driven" driven
+stop_daemon INT
+is "SIGINT exits 0" "$daemon_status" 0
+check_restored "SIGINT"
+
+# --- 2. kill -9, a new run, SIGTERM: the originals from before the first run come back
+start_daemon
+stop_daemon KILL
+check "kill -9 leaves the originals file" test -s "$tmp/run/originals"
+check "... and the nodes driven" driven
+# What the killed run left must not become the originals: change it further meanwhile.
+kwrite "$gpu/min_freq" 600000000
+start_daemon
+check "run 3: driven again" driven
+stop_daemon TERM
+is "run 3: SIGTERM exits 0" "$daemon_status" 0
+check_restored "kill -9, new run, SIGTERM"
+check "run 3: the originals file is gone" test ! -e "$tmp/run/originals"
+
+# --- 3. kill -9, a new run that no longer drives dmc: dmc gets its originals at start-up
+start_daemon
+stop_daemon KILL
+awk '/^\[device dmc\]/ { skip = 1; next } /^\[/ { skip = 0 } !skip' "$tmp/full.conf" >"$tmp/devfreqd.conf"
+start_daemon
+is "a node the new configuration drops is restored at start-up" "$(cat "$root$dmc/max_freq")" "${orig[$dmc/max_freq]}"
+is "... its governor too" "$(cat "$root$dmc/governor")" "${orig[$dmc/governor]}"
+contains "... and the log says so" "$(logtext)" "$dmc: original settings restored (left by an earlier run)"
+stop_daemon TERM
+check_restored "dropped node restored at start, the rest at SIGTERM"
+cp "$tmp/full.conf" "$tmp/devfreqd.conf"
+
+# --- 4. kill -9, then devfreqd --restore
+start_daemon
+stop_daemon KILL
+check "kill -9 again: driven" driven
+restore() {
+        LD_PRELOAD=$fakekernel "$devfreqd" --root "$root" --runtime-dir "$tmp/run" --state-dir "$tmp/state" \
+                --config "$tmp/devfreqd.conf" --restore >>"$daemon_log" 2>&1
+}
+set +e
+restore
+status=$?
+set -e
+is "devfreqd --restore exits 0" "$status" 0
+check_restored "devfreqd --restore"
+check "--restore removes the originals file" test ! -e "$tmp/run/originals"
+name_free() { ! bctl status org.devfreqd.Devfreq1 >/dev/null 2>&1; }
+check "--restore did not take the bus name" name_free
+sum=$(tree_sum)
+set +e
+restore
+status=$?
+set -e
+is "--restore with nothing recorded exits 0" "$status" 0
+is "... and writes nothing" "$(tree_sum)" "$sum"
+
+# --- losing the bus: originals restored, and a non-zero exit so that systemd restarts it
+start_daemon
+check "bus-loss run: driven" driven
+kill -TERM "$bus_pid"
+exited() { [[ ! -e /proc/$daemon_pid ]] || grep -q '^State:[[:space:]]*Z' "/proc/$daemon_pid/status"; }
+check "losing the bus stops the daemon" wait_until 10 exited
+set +e
+wait "$daemon_pid"
+status=$?
+set -e
+check "... with a non-zero status (got $status)" test "$status" -ne 0 -a "$status" -lt 128
+check_restored "bus lost"
+check "... and the originals file is gone" test ! -e "$tmp/run/originals"
+tap_done

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# tools/demo end to end: it prints frequency changes, stops on time and on a signal, and leaves
+# no process and no temporary directory behind.
+set -euo pipefail
+source "$(dirname "$0")/tap.sh"
+
+demo=$top_srcdir/tools/demo
+# tmpfs when there is one, as lib.sh does.
+[[ -z ${TMPDIR:-} && -w /dev/shm ]] && export TMPDIR=/dev/shm
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/devfreqd-demo-test.XXXXXX")
+mkdir "$tmp/tmpdir"
+
+# Every process the demo starts inherits this variable: that is how leftovers are found.
+marker="DEVFREQD_DEMO_TEST=$tmp"
+leftovers() {
+        local f
+        for f in /proc/[0-9]*/environ; do
+                [[ ${f%/environ} == "/proc/$$" || ${f%/environ} == "/proc/$BASHPID" ]] && continue
+                { tr '\0' '\n' <"$f"; } 2>/dev/null | grep -qxF "$marker" && echo "${f#/proc/}" | cut -d/ -f1
+        done
+        return 0
+}
+# Whatever a failing run left is ours (it carries the marker): stop it by PID.
+cleanup() {
+        local pid
+        for pid in $(leftovers); do kill -TERM "$pid" 2>/dev/null || true; done
+        sleep 0.5
+        for pid in $(leftovers); do kill -KILL "$pid" 2>/dev/null || true; done
+        rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# tools/bootstrap may only run make here: regenerating configure or reconfiguring the build under
+# test (a sanitizer build, a read-only distcheck tree) is not the test's business.
+args=(--duration 8)
+if [[ ! $top_srcdir/configure -nt $top_srcdir/configure.ac || ! $top_srcdir/configure -nt $top_srcdir/Makefile.am ||
+        ! $top_builddir/Makefile -nt $top_srcdir/configure ]]; then
+        args+=(--no-bootstrap)
+        diag "configure or the build is older than its sources: running the demo with --no-bootstrap"
+fi
+
+run_demo() {
+        env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$marker" TMPDIR="$tmp/tmpdir" BUILD_DIR="$top_builddir" "$@"
+}
+
+set +e
+run_demo timeout 300 "$demo" "${args[@]}" >"$tmp/out" 2>"$tmp/err"
+status=$?
+set -e
+is "tools/demo ${args[*]} exits 0" "$status" 0
+((status == 0)) || diag "stderr: $(tail -n 20 "$tmp/err")"
+changes=$(grep -v '^demo:' "$tmp/out" | grep -Ec '[0-9] ?[MG]Hz' || true)
+diag "$changes frequency changes printed"
+check "it printed frequency changes (at least 4, got $changes)" test "$changes" -ge 4
+printed() { grep -v '^demo:' "$tmp/out" | grep -q "$1"; }
+check "... of the GPU" printed gpu
+check "... and of the CPU" printed cpu
+like "it says how many changes it saw" "$(tail -n1 "$tmp/out")" "^demo: [0-9]+ frequency changes; stopping\.$"
+is "no process left behind" "$(leftovers | xargs)" ""
+is "no temporary directory left behind" "$(ls -A "$tmp/tmpdir")" ""
+
+# Ctrl-C: a shell would start it with SIGINT at its default; a background job has it ignored.
+# One simple command in the background, so $! is the demo itself (env and python3 exec it).
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$marker" TMPDIR="$tmp/tmpdir" BUILD_DIR="$top_builddir" \
+        "${PYTHON3:-/usr/bin/python3}" -c '
+import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])' "$demo" --no-bootstrap >"$tmp/out2" 2>"$tmp/err2" &
+pid=$!
+started() {
+        for _ in $(seq 300); do
+                grep -q 'one line per frequency change' "$tmp/out2" && return 0
+                kill -0 "$pid" 2>/dev/null || return 1
+                sleep 0.1
+        done
+        return 1
+}
+check "without --duration it runs until interrupted" started
+sleep 1
+check "... still running a second later" kill -0 "$pid"
+kill -INT "$pid"
+set +e
+for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+kill -KILL "$pid" 2>/dev/null
+wait "$pid"
+status=$?
+set -e
+is "SIGINT (Ctrl-C) stops it with status 130" "$status" 130
+is "... leaving no process" "$(leftovers | xargs)" ""
+is "... and no temporary directory" "$(ls -A "$tmp/tmpdir")" ""
+tap_done
