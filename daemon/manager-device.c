@@ -45,12 +45,17 @@ struct manager_device *device_free(struct manager_device *d) {
 
 /* LastError, logged once per distinct text. */
 void device_set_error(struct manager_device *d, int level, const char *fmt, ...) {
+        char text[sizeof(d->last_error)];
         va_list ap;
 
         va_start(ap, fmt);
-        vsnprintf(d->last_error, sizeof(d->last_error), fmt, ap);
+        vsnprintf(text, sizeof(text), fmt, ap);
         va_end(ap);
-        d->error_serial++;
+        /* LastError changes (and is signalled) only when the text does. */
+        if (!streq(text, d->last_error)) {
+                memcpy(d->last_error, text, sizeof(text));
+                d->error_serial++;
+        }
         if (streq(d->logged_error, d->last_error)) {
                 log_debug("%s: %s (again)", d->name, d->last_error);
                 return;
@@ -288,9 +293,16 @@ void device_poll(struct manager_device *d) {
                 return;
         }
         if (r == 0) {
-                log_debug("%s: no complete load sample this time", d->name);
+                /* Once per run of dropped samples, not once per tick. */
+                if (!d->dropping)
+                        log_debug(
+                                "%s: no complete load sample (first reading, idle counters, or counters "
+                                "going backwards); keeping the frequency",
+                                d->name);
+                d->dropping = true;
                 return;
         }
+        d->dropping = false;
         df_device_set_sample(d->dev, busy, total);
         device_evaluate(d, false);
 }

@@ -99,6 +99,7 @@ struct manager_device {
         bool pending;  /* an event asked for a re-evaluation */
         bool prepared; /* df_node_prepare() succeeded for the current mode */
         bool vanished; /* its directory is gone: detach at the next safe point */
+        bool dropping; /* the load source gives no complete samples (logged once) */
 
         char last_error[256]; /* LastError */
         unsigned error_serial;

@@ -147,8 +147,19 @@ stop_daemon KILL
 check "kill -9 again: driven" driven
 restore() {
         LD_PRELOAD=$fakekernel "$devfreqd" --root "$root" --runtime-dir "$tmp/run" --state-dir "$tmp/state" \
-                --config "$tmp/devfreqd.conf" --restore >>"$daemon_log" 2>&1
+                --config "$tmp/devfreqd.conf" --restore "$@" >>"$daemon_log" 2>&1
 }
+# --dry-run first: it only says what it would write back.
+sum=$(tree_sum)
+originals_before=$(cat "$tmp/run/originals")
+set +e
+restore --dry-run
+status=$?
+set -e
+is "devfreqd --restore --dry-run exits 0" "$status" 0
+is "--restore --dry-run writes nothing" "$(tree_sum)" "$sum"
+is "--restore --dry-run keeps the originals file" "$(cat "$tmp/run/originals")" "$originals_before"
+like "--restore --dry-run logs what it would write" "$(cat "$daemon_log")" "would write simple_ondemand to"
 set +e
 restore
 status=$?
