@@ -1,0 +1,397 @@
+#!/usr/bin/env bash
+# devfreqctl against the daemon on the fake root: every command, its text and --json output, the
+# changes it makes (on the bus and in sysfs), request and hold lifetimes, monitor, reload, errors
+# with their exit statuses, and the bash completion.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+# The sanitizer build is several times slower: deadlines grow with it (they are ends, not timings).
+slow=1
+[[ ${DF_SANITIZERS:-no} == yes ]] && slow=4
+
+make_root
+cat >"$tmp/devfreqd.conf" <<'EOF'
+[daemon]
+autodiscover = yes
+
+[device gpu]
+path = /sys/class/devfreq/ff9a0000.gpu
+mode = govern
+governor = simple_ondemand
+polling-interval = 50ms
+load = counters:/sys/devices/platform/ff9a0000.gpu/busy
+opp = 200MHz 825mV latency=2ms
+opp = 300MHz 850mV latency=1500us
+opp = 400MHz 900mV latency=1ms
+opp = 600MHz 950mV latency=500us
+opp = 800MHz 1050mV latency=200us
+EOF
+cp "$tmp/devfreqd.conf" "$tmp/devfreqd.conf.good"
+start_bus
+start_daemon
+
+device=/org/devfreqd/Devfreq1/device/gpu
+# prop PROPERTY: the gpu's property as busctl prints it, without the signature.
+prop() { bctl get-property org.devfreqd.Devfreq1 "$device" org.devfreqd.Devfreq1.Device "$1" | cut -d' ' -f2-; }
+set_freq() { kread "$gpu/userspace/set_freq"; }
+
+# run COMMAND...: sets out (stdout), err (stderr) and rc (exit status).
+run() {
+        set +e
+        out=$("$@" 2>"$tmp/stderr")
+        rc=$?
+        set -e
+        err=$(<"$tmp/stderr")
+}
+ctl() { run "$devfreqctl" "$@"; }
+# one_line: stderr is exactly one line, naming devfreqctl.
+one_line() { [[ -n $err && $err != *$'\n'* && $err == devfreqctl:* ]]; }
+# py CODE: run python over $out parsed as JSON (as d); what it prints is the result.
+py() { "$PYTHON3" -c "import json,sys; d=json.load(sys.stdin); $1" <<<"$out"; }
+valid_json() { "$PYTHON3" -c 'import json,sys; json.load(sys.stdin)' <<<"$out"; }
+no_requests() { [[ $(prop Requests) == "0" ]]; }
+
+# --- the command line --------------------------------------------------------------------------
+
+ctl --version
+is "--version exits 0" "$rc" 0
+like "--version prints the version" "$out" '^devfreqctl [0-9]+\.[0-9]+'
+ctl --help
+is "--help exits 0" "$rc" 0
+for cmd in status show set-governor set-frequency set-tunable opp request hold requests stats monitor reload; do
+        contains "--help lists $cmd" "$out" "  $cmd"
+done
+ctl frobnicate
+check "an unknown command: exit 2 and one line" test "$rc" = 2 -a -z "$out"
+check "... one line" one_line
+ctl --frobnicate status
+check "an unknown option: exit 2 and one line" eval 'test "$rc" = 2 && one_line'
+ctl show
+check "show without a device: exit 2 and one line" eval 'test "$rc" = 2 && one_line'
+ctl set-governor gpu userspace extra
+check "an extra argument: exit 2 and one line" eval 'test "$rc" = 2 && one_line'
+ctl --json set-governor gpu userspace
+check "--json on a changing command: exit 2" eval 'test "$rc" = 2 && one_line'
+ctl hold gpu min 600MHz true
+check "hold without --: exit 2" eval 'test "$rc" = 2 && one_line'
+ctl request gpu min 600MHz --timeout 5
+check "a timeout without a unit: exit 2" eval 'test "$rc" = 2 && one_line'
+is "usage errors changed nothing" "$(prop Governor)" '"simple_ondemand"'
+
+# --- status ------------------------------------------------------------------------------------
+
+ctl status
+is "status exits 0" "$rc" 0
+like "status: the header" "$out" '^NAME +KIND +MODE +GOVERNOR +CURRENT +MIN +MAX +LOAD +REQUESTS'
+like "status: gpu's row" "$out" $'\ngpu +devfreq +govern +simple_ondemand +800 MHz +200 MHz +800 MHz +0% +0\n'
+like "status: dmc in clamp mode" "$out" $'\ndmc +devfreq +clamp +'
+is "status: a line per device and the header" "$(wc -l <<<"$out")" 5
+ctl
+is "no command is status" "$out" "$("$devfreqctl" status)"
+ctl status --json
+check "status --json is valid JSON" valid_json
+is "status --json: the devices by name" "$(py 'print(" ".join(x["Name"] for x in d))')" "dmc gpu policy0 policy2"
+is "status --json: gpu's frequency in Hz" "$(py 'print([x for x in d if x["Name"] == "gpu"][0]["CurrentFrequency"])')" 800000000
+is "status --json: gpu's mode" "$(py 'print([x for x in d if x["Name"] == "gpu"][0]["Mode"])')" govern
+ctl --bus "$bus_address" status
+is "--bus ADDRESS reaches the daemon" "$rc:$(wc -l <<<"$out")" 0:5
+ctl --bus session status
+is "--bus session (the test bus) reaches the daemon" "$rc" 0
+
+# --- show --------------------------------------------------------------------------------------
+
+ctl show gpu
+is "show exits 0" "$rc" 0
+# show_line PROPERTY VALUE: the line of one property, labels right-aligned.
+show_line() { grep -qxE " *$1: $2" <<<"$out"; }
+check "show: the name" show_line Name gpu
+check "show: the current frequency in MHz" show_line CurrentFrequency "800 MHz"
+check "show: the first operating point with voltage and latency" show_line OperatingPoints "200 MHz 825 mV latency 2 ms"
+check "show: the next one on its own line" grep -qxE " +300 MHz 850 mV latency 1.5 ms" <<<"$out"
+check "show: the last one in volts" grep -qxE " +800 MHz 1.05 V latency 200 us" <<<"$out"
+check "show: the usable frequencies" show_line AvailableFrequencies "200 MHz, 300 MHz, 400 MHz, 600 MHz, 800 MHz"
+check "show: no QoS ceiling reads none" show_line QosMaxFrequency none
+check "show: the polling interval" show_line PollingInterval "50 ms"
+check "show: the tunables" show_line Tunables "upthreshold=90 downdifferential=5"
+for p in Kind SysfsPath Mode Governor AvailableGovernors TargetFrequency MinFrequency MaxFrequency \
+        Load QosMinFrequency QosLatency Requests TransitionCount LastError; do
+        check "show: $p" show_line "$p" ".+"
+done
+ctl show gpu --json
+check "show --json is valid JSON" valid_json
+is "show --json: Tunables" "$(py 'print(d["Tunables"]["upthreshold"], d["Tunables"]["downdifferential"])')" "90 5"
+is "show --json: OperatingPoints" "$(py 'print(len(d["OperatingPoints"]), d["OperatingPoints"][4])')" \
+        "5 {'frequency': 800000000, 'microvolt': 1050000, 'latency_us': 200, 'enabled': True}"
+is "show --json: QosMaxFrequency in bus units" "$(py 'print(d["QosMaxFrequency"])')" 18446744073709551615
+is "show --json: SysfsPath" "$(py 'print(d["SysfsPath"])')" "$gpu"
+
+# --- errors ------------------------------------------------------------------------------------
+
+ctl show nosuch
+is "show of an unknown device: exit 1" "$rc" 1
+check "... one line, nothing on stdout" eval 'one_line && test -z "$out"'
+like "... naming the device" "$err" "^devfreqctl: nosuch: .*nosuch"
+ctl set-frequency gpu fast
+is "set-frequency fast: exit 2" "$rc" 2
+check "... one line" one_line
+contains "... saying what is wrong" "$err" "'fast'"
+ctl set-frequency gpu 400MHz
+is "set-frequency under simple_ondemand: exit 1" "$rc" 1
+is "... the daemon's line" "$err" "devfreqctl: gpu: SetFrequency needs the userspace governor on gpu"
+ctl set-governor gpu nosuch
+check "an unknown governor: exit 1 and one line" eval 'test "$rc" = 1 && one_line'
+ctl set-tunable gpu upthreshold 101
+check "a tunable out of range: exit 1 and one line" eval 'test "$rc" = 1 && one_line'
+ctl set-tunable gpu upthreshold many
+check "a tunable that is not a number: exit 2" eval 'test "$rc" = 2 && one_line'
+ctl opp gpu disable 123MHz
+check "opp of a point that does not exist: exit 1 and one line" eval 'test "$rc" = 1 && one_line'
+ctl opp gpu toggle 200MHz
+check "opp toggle: exit 2" eval 'test "$rc" = 2 && one_line'
+ctl request gpu latency 1ms --timeout 0s
+check "a zero timeout: exit 2" eval 'test "$rc" = 2 && one_line'
+ctl request nosuch min 600MHz
+check "a request on an unknown device: exit 1 and one line" eval 'test "$rc" = 1 && one_line'
+ctl requests nosuch
+check "requests of an unknown device: exit 1 and one line" eval 'test "$rc" = 1 && one_line'
+ctl --bus unix:path=$tmp/nobus.socket status
+check "a bus that is not there: exit 1 and one line" eval 'test "$rc" = 1 && one_line'
+
+# --- set-tunable, opp, set-governor, set-frequency -----------------------------------------------
+
+ctl set-tunable gpu upthreshold 80
+is "set-tunable exits 0" "$rc:$out$err" "0:"
+is "... the tunable changed on the bus" "$(prop Tunables)" '2 "upthreshold" 80 "downdifferential" 5'
+check "... and was persisted" grep -q $'^gpu\ttunable:upthreshold\t80\t' "$tmp/state/state"
+
+ctl opp gpu disable 800MHz
+is "opp disable exits 0" "$rc" 0
+is "... 800 MHz is no longer available" "$(prop AvailableFrequencies)" "4 200000000 300000000 400000000 600000000"
+is "... the device left it (sysfs)" "$(set_freq)" 600000000
+ctl show gpu
+check "... show marks it disabled" grep -qxE " +800 MHz 1.05 V latency 200 us \(disabled\)" <<<"$out"
+ctl opp gpu enable 800MHz
+is "opp enable exits 0" "$rc" 0
+is "... 800 MHz is available again" "$(prop AvailableFrequencies)" "5 200000000 300000000 400000000 600000000 800000000"
+
+ctl set-governor gpu userspace
+is "set-governor exits 0" "$rc:$out$err" "0:"
+is "... the governor on the bus" "$(prop Governor)" '"userspace"'
+is "... the kernel's governor is userspace (sysfs)" "$(kread "$gpu/governor")" userspace
+ctl set-frequency gpu 400MHz
+is "set-frequency exits 0" "$rc:$out$err" "0:"
+is "... CurrentFrequency on the bus" "$(prop CurrentFrequency)" 400000000
+is "... set_freq in sysfs" "$(set_freq)" 400000000
+is "... cur_freq in sysfs" "$(kread "$gpu/cur_freq")" 400000000
+ctl set-frequency gpu 1.2GHz
+is "set-frequency above the table snaps to the highest point" "$rc:$(set_freq)" 0:800000000
+ctl set-frequency gpu 400000000
+is "set-frequency in bare Hz" "$rc:$(set_freq)" 0:400000000
+
+# --- monitor (started here, read at the end of the request tests) -------------------------------
+
+"$devfreqctl" monitor >"$tmp/monitor.out" 2>"$tmp/monitor.err" &
+monitor_pid=$!
+track $monitor_pid
+check "monitor says it is ready" wait_until $((5 * slow)) grep -q Monitoring "$tmp/monitor.err"
+
+# --- request -----------------------------------------------------------------------------------
+
+"$devfreqctl" request gpu min 600MHz --reason "integration test" >"$tmp/request.out" 2>"$tmp/request.err" &
+request_pid=$!
+track $request_pid
+check "request prints the request's path" wait_until $((5 * slow)) grep -q . "$tmp/request.out"
+path=$(head -n1 "$tmp/request.out")
+like "... an object path with a numeric id" "$path" '^/org/devfreqd/Devfreq1/request/[0-9]+$'
+id=${path##*/}
+is "... QosMinFrequency on the bus" "$(prop QosMinFrequency)" 600000000
+is "... the device went up to 600 MHz (sysfs)" "$(set_freq)" 600000000
+ctl requests
+is "requests exits 0" "$rc" 0
+like "requests: the header" "$out" '^DEVICE +ID +TYPE +VALUE +OWNER +UID +PID +EXPIRES +REASON'
+like "requests: the request's row" "$out" \
+        $'\n'"gpu +$id +min-frequency +600 MHz +:[0-9.]+ +$(id -u) +$request_pid +- +integration test$"
+ctl requests gpu
+like "requests gpu lists it" "$out" "gpu +$id +min-frequency"
+ctl requests dmc
+is "requests dmc: none" "$out" "No requests."
+ctl requests --json
+check "requests --json is valid JSON" valid_json
+is "requests --json: the request" "$(py 'r = d[0]; print(len(d), r["Path"], r["DeviceName"], r["Type"], r["Value"], r["PID"], r["Reason"])')" \
+        "1 $path gpu min-frequency 600000000 $request_pid integration test"
+ctl status
+like "status counts the request" "$out" $'\ngpu +devfreq +govern +userspace +600 MHz +600 MHz +800 MHz +0% +1\n'
+ctl show gpu
+check "show lists the request by id" show_line Requests "$id"
+
+kill -TERM "$request_pid"
+set +e
+wait "$request_pid"
+request_status=$?
+set -e
+is "request exits 0 on SIGTERM" "$request_status" 0
+check "... and its request is gone" wait_until 2 no_requests
+is "... QosMinFrequency is back to none" "$(prop QosMinFrequency)" 0
+is "... the device went back (sysfs)" "$(set_freq)" 400000000
+ctl requests
+is "requests: none left" "$rc:$out$err" "0:No requests."
+
+# A lease: devfreqctl exits by itself when it ends.
+"$devfreqctl" request gpu max 300MHz --timeout 1s >"$tmp/lease.out" 2>&1 &
+lease_pid=$!
+track $lease_pid
+check "a lease: the request is there" wait_until $((5 * slow)) grep -q . "$tmp/lease.out"
+ctl requests
+like "... with an expiry" "$out" 'max-frequency +300 MHz .* in [0-9.]+ m?s'
+is "... the device capped at 300 MHz (sysfs)" "$(set_freq)" 300000000
+lease_done() { ! kill -0 "$lease_pid" 2>/dev/null; }
+check "... devfreqctl exits when the lease ends" wait_until $((5 * slow)) lease_done
+set +e
+wait "$lease_pid"
+lease_status=$?
+set -e
+is "... with status 0" "$lease_status" 0
+check "... and the request is gone" no_requests
+
+# A latency request, ended with SIGINT (Ctrl-C).
+"$devfreqctl" request gpu latency 1ms >"$tmp/latency.out" 2>&1 &
+latency_pid=$!
+track $latency_pid
+check "a latency request" wait_until $((5 * slow)) grep -q . "$tmp/latency.out"
+is "... QosLatency in µs on the bus" "$(prop QosLatency)" 1000
+kill -INT "$latency_pid"
+set +e
+wait "$latency_pid"
+latency_status=$?
+set -e
+is "... exits 0 on SIGINT" "$latency_status" 0
+check "... and its request is gone" wait_until 2 no_requests
+
+# --- hold --------------------------------------------------------------------------------------
+
+ctl hold gpu max 300MHz -- sh -c "'$devfreqctl' requests --json >'$tmp/held.json'; cat '$root$gpu/userspace/set_freq'"
+is "hold: the command's exit status 0" "$rc" 0
+is "... the command ran under the cap (sysfs)" "$out" 300000000
+is "... the request was there meanwhile" "$("$PYTHON3" -c 'import json,sys; r = json.load(sys.stdin)[0]; print(r["Type"], r["Value"])' <"$tmp/held.json")" \
+        "max-frequency 300000000"
+check "... and is gone as soon as the command ended" no_requests
+is "... the device is back (sysfs)" "$(set_freq)" 400000000
+ctl hold gpu min 600MHz --reason test -- sh -c 'exit 3'
+is "hold passes exit status 3 through" "$rc" 3
+check "... the request is gone" no_requests
+ctl hold gpu min 600MHz -- sh -c 'kill -KILL $$'
+is "hold: a command killed by SIGKILL gives 128+9" "$rc" 137
+check "... the request is gone" no_requests
+ctl hold gpu min 600MHz -- "$tmp/no-such-command"
+is "hold: a command that does not exist gives 127" "$rc" 127
+check "... with one line" one_line
+ctl hold nosuch min 600MHz -- true
+is "hold on an unknown device: exit 1, the command not run" "$rc" 1
+
+# devfreqctl killed while holding: the bus connection closes, the daemon drops the request.
+"$devfreqctl" hold gpu min 800MHz -- sh -c "echo \$\$ >'$tmp/child.pid'; exec sleep 60" &
+hold_pid=$!
+track $hold_pid
+check "hold: the command started" wait_until $((5 * slow)) test -s "$tmp/child.pid"
+track "$(cat "$tmp/child.pid")"
+is "... the request is in force (sysfs)" "$(set_freq)" 800000000
+# (bash reports the killed job on its standard error: not a failure.)
+exec 4>&2 2>/dev/null
+kill -KILL "$hold_pid"
+check "devfreqctl SIGKILLed: the request disappears within 2 s" wait_until 2 no_requests
+wait "$hold_pid" || true
+exec 2>&4 4>&-
+is "... the device is back (sysfs)" "$(set_freq)" 400000000
+kill -TERM "$(cat "$tmp/child.pid")" 2>/dev/null || true
+
+# --- monitor, read back ------------------------------------------------------------------------
+
+ctl set-frequency gpu 200MHz
+has_line() { grep -qxF -- "$1" "$tmp/monitor.out"; }
+check "monitor: the frequency change" wait_until $((5 * slow)) has_line "gpu: CurrentFrequency 400 MHz -> 200 MHz"
+check "monitor: a request added" \
+        grep -qx "gpu: request $id added (min-frequency 600 MHz by :[0-9.]*, reason \"integration test\")" "$tmp/monitor.out"
+check "monitor: ... and removed" has_line "gpu: request $id removed"
+check "monitor: the aggregate" has_line "gpu: QosMinFrequency none -> 600 MHz"
+check "monitor: the range" has_line "gpu: MaxFrequency 800 MHz -> 300 MHz"
+check "monitor: the latency request" has_line "gpu: QosLatency none -> 1 ms"
+kill -INT "$monitor_pid"
+set +e
+wait "$monitor_pid"
+monitor_status=$?
+set -e
+is "monitor exits 0 on SIGINT" "$monitor_status" 0
+
+# --- stats -------------------------------------------------------------------------------------
+
+ctl stats gpu
+is "stats exits 0" "$rc" 0
+is "stats: the kernel's header" "$(head -n1 <<<"$out")" "     From  :   To"
+like "stats: the columns" "$(sed -n 2p <<<"$out")" '^           :( +[0-9]+){5}   time\(ms\)$'
+like "stats: the '*' on the current frequency" "$out" $'\n\\* 200000000:'
+is "stats: only one '*'" "$(grep -c '^\*' <<<"$out")" 1
+transitions=$(prop TransitionCount)
+like "stats: the total" "$(tail -n1 <<<"$out")" "^Total transition : $transitions$"
+ctl stats gpu --json
+check "stats --json is valid JSON" valid_json
+is "stats --json: the frequencies" "$(py 'print(d["frequencies"])')" "[200000000, 300000000, 400000000, 600000000, 800000000]"
+is "stats --json: the current frequency" "$(py 'print(d["current_frequency"])')" 200000000
+is "stats --json: the total is the sum of the table" "$(py 'print(d["total_transitions"] == sum(map(sum, d["transitions"])))')" True
+is "stats --json: a row per frequency" "$(py 'print(len(d["transitions"]), len(d["time_in_state_ms"]))')" "5 5"
+ctl stats policy0
+cur=$(kread "$policy0/scaling_cur_freq")
+like "stats of a cpufreq policy: '*' on its current frequency" "$out" $'\n\\*'" *${cur}000:"
+ctl stats policy2
+is "stats of a policy without statistics" "$rc:$out" "0:policy2: no statistics (the kernel keeps none for this device)"
+ctl stats nosuch
+check "stats of an unknown device: exit 1 and one line" eval 'test "$rc" = 1 && one_line'
+
+# --- completion --------------------------------------------------------------------------------
+
+complete_words() {
+        (
+                PATH=$top_builddir/tools:$PATH
+                # shellcheck source=/dev/null
+                source "$top_srcdir/tools/devfreqctl.bash-completion"
+                COMP_WORDS=("$@")
+                COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+                COMPREPLY=()
+                _devfreqctl
+                echo "${COMPREPLY[*]}"
+        )
+}
+is "completion: commands" "$(complete_words devfreqctl se)" "set-governor set-frequency set-tunable"
+is "completion: devices" "$(complete_words devfreqctl show '')" "dmc gpu policy0 policy2"
+like "completion: governors of the device" "$(complete_words devfreqctl set-governor gpu '')" '(^| )simple_ondemand( |$)'
+is "completion: request types" "$(complete_words devfreqctl hold gpu '')" "min max latency"
+is "completion: opp actions" "$(complete_words devfreqctl opp gpu '')" "enable disable"
+is "completion: frequencies of the device" "$(complete_words devfreqctl opp gpu disable 8)" "800000000"
+ctl set-governor gpu simple_ondemand
+is "completion: tunables of the governor" "$(complete_words devfreqctl set-tunable gpu '')" "upthreshold downdifferential"
+
+# --- reload ------------------------------------------------------------------------------------
+
+ctl reload
+is "reload exits 0" "$rc:$out$err" "0:"
+printf '[device gpu\n' >"$tmp/devfreqd.conf"
+ctl reload
+is "reload of a broken configuration: exit 1" "$rc" 1
+check "... one line" one_line
+like "... naming file:line" "$err" "^devfreqctl: $tmp/devfreqd.conf:1: "
+check "... the daemon runs on" daemon_alive
+ctl status
+is "... and still answers" "$rc" 0
+cp "$tmp/devfreqd.conf.good" "$tmp/devfreqd.conf"
+ctl reload
+is "reload of the good configuration again" "$rc" 0
+
+# --- without the daemon ------------------------------------------------------------------------
+
+stop_daemon
+is "the daemon exits 0 on SIGTERM" "$daemon_status" 0
+check "the daemon's log has no sanitizer report" eval '! grep -qE "runtime error|Sanitizer" "$daemon_log"'
+ctl status
+is "status without the daemon: exit 1" "$rc" 1
+is "... one line saying so" "$err" "devfreqctl: devfreqd is not running (nothing owns org.devfreqd.Devfreq1 on this bus)"
+
+tap_done

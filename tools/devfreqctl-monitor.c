@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* devfreqctl monitor: one line per change, from PropertiesChanged and the ObjectManager's
+ * InterfacesAdded/Removed, against a cache of every object's properties for the old values. */
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-event.h>
+
+#include "devfreqctl.h"
+
+struct object {
+        char *path;
+        bool request;
+        struct props props;
+};
+
+struct monitor {
+        struct ctl *c;
+        sd_event *event;
+        struct object *v;
+        size_t n;
+};
+
+static void object_done(struct object *o) {
+        free(o->path);
+        props_done(&o->props);
+}
+
+static void monitor_clear(struct monitor *m) {
+        for (size_t i = 0; i < m->n; i++)
+                object_done(&m->v[i]);
+        free(m->v);
+        m->v = NULL;
+        m->n = 0;
+}
+
+static void monitor_done(struct monitor *m) {
+        monitor_clear(m);
+        sd_event_unref(m->event);
+}
+
+static struct object *object_find(struct monitor *m, const char *path) {
+        for (size_t i = 0; i < m->n; i++)
+                if (streq(m->v[i].path, path))
+                        return &m->v[i];
+        return NULL;
+}
+
+/* Who a line is about: "gpu" for a device, "gpu: request 123" for a request. */
+static char *subject_of(struct monitor *m, const char *path, bool request) {
+        _cleanup_free_ char *name = NULL, *device = NULL;
+        struct object *o = object_find(m, path);
+        const char *device_path;
+        struct object *d;
+        char *s = NULL;
+
+        if (object_name(path, &name) < 0)
+                return strdup(path);
+        if (!request)
+                return o && *props_str(&o->props, "Name") ? strdup(props_str(&o->props, "Name")) :
+                                                            TAKE_PTR(name);
+        device_path = o ? props_str(&o->props, "Device") : "";
+        d = object_find(m, device_path);
+        if (d && *props_str(&d->props, "Name"))
+                device = strdup(props_str(&d->props, "Name"));
+        else if (object_name(device_path, &device) < 0)
+                device = strdup("?");
+        if (!device || asprintf(&s, "%s: request %s", device, name) < 0)
+                return NULL;
+        return s;
+}
+
+/* A request's Value reads in its type's unit; everything else as `show` has it. */
+static char *format_value(const struct object *o, const struct prop *p) {
+        char *text = NULL, buf[32];
+
+        if (o && o->request && streq(p->name, "Value") && streq(p->signature, "t"))
+                return strdup(format_request_value(buf, props_str(&o->props, "Type"), p->num));
+        if (prop_format(p, ", ", &text) < 0)
+                return NULL;
+        return text;
+}
+
+static int on_object(const char *path, const char *iface, struct props *ps, void *userdata) {
+        struct monitor *m = userdata;
+        struct object *o = object_find(m, path), *v;
+
+        if (o) {
+                props_done(&o->props);
+                o->props = TAKE_GENERIC(*ps, struct props, (struct props){});
+                return 0;
+        }
+        v = realloc(m->v, (m->n + 1) * sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        m->v = v;
+        v[m->n] = (struct object){ .path = strdup(path), .request = streq(iface, IFACE_REQUEST) };
+        if (!v[m->n].path)
+                return -ENOMEM;
+        v[m->n++].props = TAKE_GENERIC(*ps, struct props, (struct props){});
+        return 0;
+}
+
+/* Fill the cache; 0 when devfreqd is not on the bus (yet). */
+static int load(struct monitor *m) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        monitor_clear(m);
+        r = sd_bus_call_method(
+                m->c->bus, BUS_NAME, OBJECT_ROOT, IFACE_OBJECT_MANAGER, "GetManagedObjects", &error, &reply,
+                NULL);
+        if (r < 0 &&
+            sd_bus_error_has_names(&error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
+                return 0;
+        if (r >= 0)
+                r = read_managed_objects(reply, on_object, m);
+        if (r < 0)
+                return ctl_bus_error(NULL, &error, r), -1;
+        return 1;
+}
+
+static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct monitor *m = userdata;
+        const char *path = sd_bus_message_get_path(msg), *iface, *name;
+        _cleanup_(props_done) struct props changed = {};
+        _cleanup_free_ char *subject = NULL;
+        struct object *o;
+        bool request;
+        int r;
+
+        r = sd_bus_message_read_basic(msg, 's', &iface);
+        if (r <= 0 || !path || !(streq(iface, IFACE_DEVICE) || streq(iface, IFACE_REQUEST)))
+                return 0;
+        request = streq(iface, IFACE_REQUEST);
+        if (props_read(msg, &changed) < 0 || sd_bus_message_enter_container(msg, 'a', "s") < 0)
+                return 0;
+        subject = subject_of(m, path, request);
+        if (!subject)
+                return -ENOMEM;
+        o = object_find(m, path);
+
+        for (size_t i = 0; i < changed.n; i++) {
+                struct prop *p = &changed.v[i];
+                const struct prop *old = o ? props_get(&o->props, p->name) : NULL;
+                _cleanup_free_ char *before = old ? format_value(o, old) : NULL;
+                _cleanup_free_ char *after = format_value(o, p);
+
+                if (!after)
+                        return -ENOMEM;
+                if (before && streq(before, after))
+                        continue; /* we read the new value already */
+                if (before)
+                        printf("%s: %s %s -> %s\n", subject, p->name, before, after);
+                else
+                        printf("%s: %s %s\n", subject, p->name, after);
+                if (o && props_set(&o->props, p) < 0)
+                        return -ENOMEM;
+        }
+        /* Invalidated ones: Requests is told by the request lines; anything else in a word. */
+        while (sd_bus_message_read_basic(msg, 's', &name) > 0)
+                if (!streq(name, "Requests"))
+                        printf("%s: %s changed\n", subject, name);
+        return 0;
+}
+
+static int on_interface_added(const char *path, const char *iface, struct props *ps, void *userdata) {
+        struct monitor *m = userdata;
+        _cleanup_free_ char *subject = NULL;
+        bool request = streq(iface, IFACE_REQUEST);
+        char value[32];
+        const char *reason;
+        int r;
+
+        r = on_object(path, iface, ps, m);
+        if (r < 0)
+                return r;
+        subject = subject_of(m, path, request);
+        if (!subject)
+                return -ENOMEM;
+        if (!request) {
+                printf("%s: device added\n", subject);
+                return 0;
+        }
+        ps = &object_find(m, path)->props;
+        reason = props_str(ps, "Reason");
+        printf("%s added (%s %s by %s%s%s%s)\n", subject, props_str(ps, "Type"),
+               format_request_value(value, props_str(ps, "Type"), props_num(ps, "Value")),
+               props_str(ps, "Owner"), *reason ? ", reason \"" : "", reason, *reason ? "\"" : "");
+        return 0;
+}
+
+static int on_interfaces_added(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        const char *path;
+
+        if (sd_bus_message_read_basic(msg, 'o', &path) > 0)
+                (void) read_interfaces(msg, path, on_interface_added, userdata);
+        return 0;
+}
+
+static int on_interfaces_removed(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct monitor *m = userdata;
+        _cleanup_free_ char *subject = NULL;
+        const char *path, *iface;
+        struct object *o;
+
+        if (sd_bus_message_read_basic(msg, 'o', &path) <= 0 || sd_bus_message_enter_container(msg, 'a', "s") < 0)
+                return 0;
+        while (sd_bus_message_read_basic(msg, 's', &iface) > 0) {
+                bool request = streq(iface, IFACE_REQUEST);
+                if (!request && !streq(iface, IFACE_DEVICE))
+                        continue;
+                subject = subject_of(m, path, request);
+                if (!subject)
+                        return -ENOMEM;
+                printf("%s%s\n", subject, request ? " removed" : ": device removed");
+                o = object_find(m, path);
+                if (o) {
+                        object_done(o);
+                        *o = m->v[--m->n];
+                }
+                return 0;
+        }
+        return 0;
+}
+
+static int on_name_owner_changed(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct monitor *m = userdata;
+        const char *name, *old, *new;
+
+        if (sd_bus_message_read(msg, "sss", &name, &old, &new) <= 0 || !streq(name, BUS_NAME))
+                return 0;
+        if (!*new) {
+                printf("devfreqd left the bus\n");
+                monitor_clear(m);
+                return 0;
+        }
+        printf("devfreqd is on the bus (%s)\n", new);
+        if (load(m) < 0)
+                return sd_event_exit(m->event, EXIT_DAEMON);
+        return 0;
+}
+
+static int on_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct monitor *m = userdata;
+        return sd_event_exit(m->event, ctl_fail(NULL, "lost the connection to the bus"));
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        struct monitor *m = userdata;
+        return sd_event_exit(m->event, EXIT_SUCCESS);
+}
+
+static int watch(struct monitor *m) {
+        sd_bus *bus = m->c->bus;
+        int r;
+
+        r = sd_bus_add_match(
+                bus, NULL,
+                "type='signal',sender='" BUS_NAME "',interface='" IFACE_PROPERTIES "',"
+                "member='PropertiesChanged',path_namespace='" OBJECT_ROOT "'",
+                on_properties_changed, m);
+        if (r >= 0)
+                r = sd_bus_match_signal(
+                        bus, NULL, BUS_NAME, OBJECT_ROOT, IFACE_OBJECT_MANAGER, "InterfacesAdded",
+                        on_interfaces_added, m);
+        if (r >= 0)
+                r = sd_bus_match_signal(
+                        bus, NULL, BUS_NAME, OBJECT_ROOT, IFACE_OBJECT_MANAGER, "InterfacesRemoved",
+                        on_interfaces_removed, m);
+        if (r >= 0)
+                r = sd_bus_add_match(
+                        bus, NULL,
+                        "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                        "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" BUS_NAME "'",
+                        on_name_owner_changed, m);
+        if (r >= 0)
+                r = sd_bus_match_signal(
+                        bus, NULL, "org.freedesktop.DBus.Local", "/org/freedesktop/DBus/Local",
+                        "org.freedesktop.DBus.Local", "Disconnected", on_disconnected, m);
+        return r;
+}
+
+int cmd_monitor(struct ctl *c) {
+        _cleanup_(monitor_done) struct monitor m = { .c = c };
+        sigset_t mask;
+        int r;
+
+        /* One line per change, as it happens, also into a pipe or a file. */
+        setvbuf(stdout, NULL, _IOLBF, 0);
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGTERM);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return ctl_fail(NULL, "cannot block signals: %s", strerror(errno));
+        r = sd_event_new(&m.event);
+        if (r >= 0)
+                r = sd_event_add_signal(m.event, NULL, SIGINT, on_signal, &m);
+        if (r >= 0)
+                r = sd_event_add_signal(m.event, NULL, SIGTERM, on_signal, &m);
+        if (r >= 0)
+                r = watch(&m);
+        if (r >= 0)
+                r = sd_bus_attach_event(c->bus, m.event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0)
+                return ctl_fail(NULL, "cannot watch the bus: %s", strerror(-r));
+
+        /* After the matches: a change between the two is then seen twice, never missed. */
+        r = load(&m);
+        if (r < 0)
+                return EXIT_DAEMON;
+        if (r == 0)
+                fprintf(stderr, "devfreqd is not on the bus; waiting for it. Press Ctrl-C to stop.\n");
+        else
+                fprintf(stderr, "Monitoring devfreqd. Press Ctrl-C to stop.\n");
+
+        r = sd_event_loop(m.event);
+        if (r < 0)
+                return ctl_fail(NULL, "the event loop failed: %s", strerror(-r));
+        return r;
+}

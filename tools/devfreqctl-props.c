@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* devfreqctl: property values read off the bus into plain structs, and their text for people
+ * ("800 MHz", "none" for the no-request sentinels). */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "devfreqctl.h"
+#include "units.h"
+
+void prop_done(struct prop *p) {
+        free(p->name);
+        free(p->signature);
+        free(p->str);
+        for (size_t i = 0; p->strv && p->strv[i]; i++)
+                free(p->strv[i]);
+        free(p->strv);
+        free(p->nums);
+        free(p->opps);
+        *p = (struct prop){};
+}
+
+static int read_strv(sd_bus_message *m, char type, struct prop *p) {
+        size_t allocated = 0;
+        const char *s;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', type == 'o' ? "o" : "s");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read_basic(m, type, &s)) > 0) {
+                if (p->n + 2 > allocated) {
+                        size_t n = allocated ? allocated * 2 : 8;
+                        char **v = realloc(p->strv, n * sizeof(char *));
+                        if (!v)
+                                return -ENOMEM;
+                        p->strv = v;
+                        allocated = n;
+                }
+                p->strv[p->n] = strdup(s);
+                if (!p->strv[p->n])
+                        return -ENOMEM;
+                p->strv[++p->n] = NULL;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
+static int read_opps(sd_bus_message *m, struct prop *p) {
+        size_t allocated = 0;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "(tuub)");
+        if (r < 0)
+                return r;
+        for (;;) {
+                struct ctl_opp o;
+                int enabled;
+
+                r = sd_bus_message_read(m, "(tuub)", &o.freq, &o.microvolt, &o.latency_us, &enabled);
+                if (r <= 0)
+                        break;
+                o.enabled = enabled;
+                if (p->n == allocated) {
+                        size_t n = allocated ? allocated * 2 : 8;
+                        struct ctl_opp *v = realloc(p->opps, n * sizeof(*v));
+                        if (!v)
+                                return -ENOMEM;
+                        p->opps = v;
+                        allocated = n;
+                }
+                p->opps[p->n++] = o;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
+static int read_dict_su(sd_bus_message *m, struct prop *p) {
+        size_t allocated = 0;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "{su}");
+        if (r < 0)
+                return r;
+        for (;;) {
+                const char *key;
+                uint32_t v;
+
+                r = sd_bus_message_read(m, "{su}", &key, &v);
+                if (r <= 0)
+                        break;
+                if (p->n + 2 > allocated) {
+                        size_t n = allocated ? allocated * 2 : 8;
+                        char **keys = realloc(p->strv, n * sizeof(char *));
+                        if (!keys)
+                                return -ENOMEM;
+                        p->strv = keys;
+                        uint64_t *nums = realloc(p->nums, n * sizeof(uint64_t));
+                        if (!nums)
+                                return -ENOMEM;
+                        p->nums = nums;
+                        allocated = n;
+                }
+                p->strv[p->n] = strdup(key);
+                if (!p->strv[p->n])
+                        return -ENOMEM;
+                p->nums[p->n] = v;
+                p->strv[++p->n] = NULL;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
+/* The value of one variant; signatures the client does not know are skipped (kept as a name). */
+static int read_value(sd_bus_message *m, const char *sig, struct prop *p) {
+        const void *data;
+        size_t size;
+        int r;
+
+        if (streq(sig, "s") || streq(sig, "o")) {
+                const char *s;
+                r = sd_bus_message_read_basic(m, sig[0], &s);
+                if (r < 0)
+                        return r;
+                p->str = strdup(s);
+                return p->str ? 0 : -ENOMEM;
+        }
+        if (streq(sig, "t"))
+                return sd_bus_message_read_basic(m, 't', &p->num);
+        if (streq(sig, "u") || streq(sig, "b")) {
+                uint32_t v; /* a D-Bus boolean is 32 bits wide too */
+                r = sd_bus_message_read_basic(m, sig[0], &v);
+                p->num = v;
+                return r;
+        }
+        if (streq(sig, "as") || streq(sig, "ao"))
+                return read_strv(m, sig[1], p);
+        if (streq(sig, "at")) {
+                r = sd_bus_message_read_array(m, 't', &data, &size);
+                if (r < 0)
+                        return r;
+                p->n = size / sizeof(uint64_t);
+                p->nums = malloc(size ? size : 1);
+                if (!p->nums)
+                        return -ENOMEM;
+                memcpy(p->nums, data, size);
+                return 0;
+        }
+        if (streq(sig, "a(tuub)"))
+                return read_opps(m, p);
+        if (streq(sig, "a{su}"))
+                return read_dict_su(m, p);
+        return sd_bus_message_skip(m, sig);
+}
+
+int prop_read_variant(sd_bus_message *m, const char *name, struct prop *ret) {
+        struct prop p = {};
+        const char *contents;
+        int r;
+
+        r = sd_bus_message_peek_type(m, NULL, &contents);
+        if (r < 0)
+                return r;
+        p.name = strdup(name);
+        p.signature = strdup(contents);
+        if (!p.name || !p.signature) {
+                prop_done(&p);
+                return -ENOMEM;
+        }
+        r = sd_bus_message_enter_container(m, 'v', contents);
+        if (r >= 0)
+                r = read_value(m, contents, &p);
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        if (r < 0) {
+                prop_done(&p);
+                return r;
+        }
+        *ret = p;
+        return 0;
+}
+
+void props_done(struct props *ps) {
+        for (size_t i = 0; i < ps->n; i++)
+                prop_done(&ps->v[i]);
+        free(ps->v);
+        *ps = (struct props){};
+}
+
+/* Replace the property of the same name, or append; takes the contents of *p. */
+int props_set(struct props *ps, struct prop *p) {
+        struct prop *v;
+
+        for (size_t i = 0; i < ps->n; i++)
+                if (streq(ps->v[i].name, p->name)) {
+                        prop_done(&ps->v[i]);
+                        ps->v[i] = *p;
+                        *p = (struct prop){};
+                        return 0;
+                }
+        v = realloc(ps->v, (ps->n + 1) * sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        ps->v = v;
+        ps->v[ps->n++] = *p;
+        *p = (struct prop){};
+        return 0;
+}
+
+/* An a{sv} of properties, as GetAll and the signals carry them. */
+int props_read(sd_bus_message *m, struct props *ret) {
+        struct props ps = {};
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                struct prop p;
+                const char *name;
+
+                r = sd_bus_message_read_basic(m, 's', &name);
+                if (r >= 0)
+                        r = prop_read_variant(m, name, &p);
+                if (r >= 0) {
+                        r = props_set(&ps, &p);
+                        prop_done(&p);
+                }
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        break;
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        if (r < 0) {
+                props_done(&ps);
+                return r;
+        }
+        *ret = ps;
+        return 0;
+}
+
+const struct prop *props_get(const struct props *ps, const char *name) {
+        for (size_t i = 0; i < ps->n; i++)
+                if (streq(ps->v[i].name, name))
+                        return &ps->v[i];
+        return NULL;
+}
+
+uint64_t props_num(const struct props *ps, const char *name) {
+        const struct prop *p = props_get(ps, name);
+        return p ? p->num : 0;
+}
+
+const char *props_str(const struct props *ps, const char *name) {
+        const struct prop *p = props_get(ps, name);
+        return p && p->str ? p->str : "";
+}
+
+/* The last component of an object path, unescaped: the device name or the request id. */
+int object_name(const char *path, char **ret) {
+        const char *slash = strrchr(path, '/');
+        _cleanup_free_ char *prefix = NULL;
+        int r;
+
+        if (!slash || slash == path)
+                return -EINVAL;
+        prefix = strndup(path, slash - path);
+        if (!prefix)
+                return -ENOMEM;
+        r = sd_bus_path_decode(path, prefix, ret);
+        if (r < 0)
+                return r;
+        return r > 0 ? 0 : -EINVAL;
+}
+
+const char *format_request_value(char buf[static 32], const char *type, uint64_t value) {
+        if (streq(type, "latency"))
+                return df_format_duration(buf, value);
+        if (streq(type, "max-frequency") && value == UINT64_MAX)
+                return strcpy(buf, "none");
+        return df_format_frequency(buf, value);
+}
+
+/* How a property reads for people; by name first, by signature for the rest. */
+enum style {
+        STYLE_PLAIN,
+        STYLE_FREQUENCY,
+        STYLE_FREQUENCY_FLOOR,   /* 0: none */
+        STYLE_FREQUENCY_CEILING, /* UINT64_MAX: none */
+        STYLE_LATENCY,           /* UINT32_MAX: none */
+        STYLE_MILLISECONDS,      /* 0: none */
+        STYLE_PERCENT,
+        STYLE_OBJECTS,
+        STYLE_TIMESTAMP, /* µs since the epoch, 0: none */
+        STYLE_TEXT,      /* "": none */
+};
+
+static const struct {
+        const char *name;
+        enum style style;
+} styles[] = {
+        { "CurrentFrequency", STYLE_FREQUENCY },
+        { "TargetFrequency", STYLE_FREQUENCY },
+        { "MinFrequency", STYLE_FREQUENCY },
+        { "MaxFrequency", STYLE_FREQUENCY },
+        { "AvailableFrequencies", STYLE_FREQUENCY },
+        { "QosMinFrequency", STYLE_FREQUENCY_FLOOR },
+        { "QosMaxFrequency", STYLE_FREQUENCY_CEILING },
+        { "QosLatency", STYLE_LATENCY },
+        { "PollingInterval", STYLE_MILLISECONDS },
+        { "Load", STYLE_PERCENT },
+        { "Requests", STYLE_OBJECTS },
+        { "Devices", STYLE_OBJECTS },
+        { "Device", STYLE_OBJECTS },
+        { "CreatedUsec", STYLE_TIMESTAMP },
+        { "ExpiresUsec", STYLE_TIMESTAMP },
+        { "LastError", STYLE_TEXT },
+        { "Reason", STYLE_TEXT },
+        { "ApplicationId", STYLE_TEXT },
+};
+
+static enum style style_of(const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(styles); i++)
+                if (streq(styles[i].name, name))
+                        return styles[i].style;
+        return STYLE_PLAIN;
+}
+
+static void format_number(FILE *f, enum style style, uint64_t v) {
+        char buf[DF_FREQ_STRING_MAX];
+        struct tm tm;
+        time_t t;
+
+        if ((style == STYLE_FREQUENCY_FLOOR && v == 0) ||
+            (style == STYLE_FREQUENCY_CEILING && v == UINT64_MAX)) {
+                fputs("none", f);
+                return;
+        }
+        switch (style) {
+        case STYLE_FREQUENCY:
+        case STYLE_FREQUENCY_FLOOR:
+        case STYLE_FREQUENCY_CEILING:
+                fputs(df_format_frequency(buf, v), f);
+                return;
+        case STYLE_LATENCY:
+                fputs(v == UINT32_MAX ? "none" : df_format_duration(buf, v), f);
+                return;
+        case STYLE_MILLISECONDS:
+                fputs(v == 0 ? "none" : df_format_duration(buf, v * 1000), f);
+                return;
+        case STYLE_PERCENT:
+                fprintf(f, "%" PRIu64 "%%", v);
+                return;
+        case STYLE_TIMESTAMP:
+                t = (time_t) (v / 1000000);
+                if (v == 0 || !localtime_r(&t, &tm) || strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm) == 0)
+                        fputs(v == 0 ? "none" : "?", f);
+                else
+                        fputs(buf, f);
+                return;
+        default:
+                fprintf(f, "%" PRIu64, v);
+                return;
+        }
+}
+
+static void format_opp(FILE *f, const struct ctl_opp *o) {
+        char buf[DF_FREQ_STRING_MAX];
+
+        fputs(df_format_frequency(buf, o->freq), f);
+        if (o->microvolt)
+                fprintf(f, " %s", df_format_voltage(buf, o->microvolt));
+        if (o->latency_us)
+                fprintf(f, " latency %s", df_format_duration(buf, o->latency_us));
+        if (!o->enabled)
+                fputs(" (disabled)", f);
+}
+
+/* Strings, or object paths shown by their last component (device names, request ids). */
+static void format_names(FILE *f, enum style style, char *const *v, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *name = NULL;
+                if (i > 0)
+                        fputs(style == STYLE_OBJECTS ? ", " : " ", f);
+                fputs(style == STYLE_OBJECTS && object_name(v[i], &name) >= 0 ? name : v[i], f);
+        }
+        if (n == 0)
+                fputs("none", f);
+}
+
+static void format_prop(FILE *f, const struct prop *p, const char *sep) {
+        enum style style = style_of(p->name);
+        const char *sig = p->signature;
+
+        if (streq(sig, "s") || (streq(sig, "o") && style != STYLE_OBJECTS)) {
+                fputs(style == STYLE_TEXT && !*p->str ? "none" : p->str, f);
+        } else if (streq(sig, "t") || streq(sig, "u")) {
+                format_number(f, style, p->num);
+        } else if (streq(sig, "b")) {
+                fputs(yes_no(p->num), f);
+        } else if (streq(sig, "o")) {
+                format_names(f, style, &p->str, 1);
+        } else if (streq(sig, "as") || streq(sig, "ao")) {
+                format_names(f, style, p->strv, p->n);
+        } else if (streq(sig, "at")) {
+                for (size_t i = 0; i < p->n; i++) {
+                        fputs(i > 0 ? ", " : "", f);
+                        format_number(f, style, p->nums[i]);
+                }
+                if (p->n == 0)
+                        fputs("none", f);
+        } else if (streq(sig, "a(tuub)")) {
+                for (size_t i = 0; i < p->n; i++) {
+                        fputs(i > 0 ? sep : "", f);
+                        format_opp(f, &p->opps[i]);
+                }
+                if (p->n == 0)
+                        fputs("none", f);
+        } else if (streq(sig, "a{su}")) {
+                for (size_t i = 0; i < p->n; i++)
+                        fprintf(f, "%s%s=%" PRIu64, i > 0 ? " " : "", p->strv[i], p->nums[i]);
+                if (p->n == 0)
+                        fputs("none", f);
+        } else
+                fprintf(f, "(a value of type %s)", sig);
+}
+
+/* `sep` goes between the points of OperatingPoints: ", " on one line, or a newline and indent. */
+int prop_format(const struct prop *p, const char *sep, char **ret) {
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+
+        if (!f)
+                return -ENOMEM;
+        format_prop(f, p, sep);
+        if (fclose(f) != 0) {
+                free(text);
+                return -ENOMEM;
+        }
+        *ret = text;
+        return 0;
+}
+
+/* a{sa{sv}}: the interfaces of one object, as GetManagedObjects and InterfacesAdded carry them. */
+int read_interfaces(sd_bus_message *m, const char *path, managed_object_cb cb, void *userdata) {
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "{sa{sv}}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(m, 'e', "sa{sv}")) > 0) {
+                const char *iface;
+
+                r = sd_bus_message_read_basic(m, 's', &iface);
+                if (r < 0)
+                        return r;
+                if (streq(iface, IFACE_DEVICE) || streq(iface, IFACE_REQUEST)) {
+                        struct props ps = {};
+                        r = props_read(m, &ps);
+                        if (r >= 0)
+                                r = cb(path, iface, &ps, userdata);
+                        props_done(&ps);
+                } else
+                        r = sd_bus_message_skip(m, "a{sv}");
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
+/* ObjectManager.GetManagedObjects: `cb` is called for every devfreqd interface with its
+ * properties, and may take them (leaving *ps empty). */
+int read_managed_objects(sd_bus_message *m, managed_object_cb cb, void *userdata) {
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "{oa{sa{sv}}}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(m, 'e', "oa{sa{sv}}")) > 0) {
+                const char *path;
+
+                r = sd_bus_message_read_basic(m, 'o', &path);
+                if (r < 0)
+                        return r;
+                r = read_interfaces(m, path, cb, userdata);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}

@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* devfreqctl: the command-line client of devfreqd — command line, bus connection, error lines,
+ * and the commands that are one method call (set-governor, set-frequency, set-tunable, opp, reload). */
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devfreqctl.h"
+#include "units.h"
+
+/* --- errors ---------------------------------------------------------------------------------- */
+
+static void vmessage(const char *subject, const char *fmt, va_list ap) {
+        fprintf(stderr, "%s: ", program_invocation_short_name);
+        if (subject)
+                fprintf(stderr, "%s: ", subject);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+}
+
+int ctl_fail(const char *subject, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        vmessage(subject, fmt, ap);
+        va_end(ap);
+        return EXIT_DAEMON;
+}
+
+int ctl_usage(const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        vmessage(NULL, fmt, ap);
+        va_end(ap);
+        return EXIT_USAGE;
+}
+
+/* One line for a failed call: the daemon's own message, or what the bus said about it. */
+int ctl_bus_error(const char *subject, const sd_bus_error *error, int r) {
+        if (sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
+                return ctl_fail(NULL, "devfreqd is not running (nothing owns %s on this bus)", BUS_NAME);
+        if (sd_bus_error_has_names(error, SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT))
+                return ctl_fail(subject, "devfreqd did not answer in time");
+        if (sd_bus_error_is_set(error))
+                return ctl_fail(subject, "%s", error->message ? error->message : error->name);
+        return ctl_fail(subject, "%s", strerror(r < 0 ? -r : EIO));
+}
+
+/* --- the bus --------------------------------------------------------------------------------- */
+
+int ctl_connect(struct ctl *c) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        const char *what = c->bus_address;
+        int r;
+
+        if (streq(what, "system"))
+                r = sd_bus_open_system(&bus);
+        else if (streq(what, "session"))
+                r = sd_bus_open_user(&bus);
+        else {
+                r = sd_bus_new(&bus);
+                if (r >= 0)
+                        r = sd_bus_set_address(bus, what);
+                if (r >= 0)
+                        r = sd_bus_set_bus_client(bus, 1);
+                if (r >= 0)
+                        r = sd_bus_start(bus);
+                what = "given";
+        }
+        if (r < 0)
+                return ctl_fail(NULL, "cannot connect to the %s bus: %s", what, strerror(-r));
+        /* Like systemctl: polkit may ask the user (through an agent) instead of refusing. */
+        r = sd_bus_set_allow_interactive_authorization(bus, 1);
+        if (r < 0)
+                return ctl_fail(NULL, "cannot set up the bus connection: %s", strerror(-r));
+        c->bus = TAKE_PTR(bus);
+        return 0;
+}
+
+int ctl_device_path(struct ctl *c, const char *name, char **ret) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *path;
+        int r;
+
+        r = sd_bus_call_method(
+                c->bus, BUS_NAME, OBJECT_ROOT, IFACE_MANAGER, "GetDevice", &error, &reply, "s", name);
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "o", &path);
+        if (r < 0)
+                return ctl_bus_error(name, &error, r), -1;
+        *ret = strdup(path);
+        if (!*ret)
+                return ctl_fail(NULL, "out of memory"), -1;
+        return 0;
+}
+
+int ctl_get_all(struct ctl *c, const char *subject, const char *path, const char *iface, struct props *ret) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_call_method(c->bus, BUS_NAME, path, IFACE_PROPERTIES, "GetAll", &error, &reply, "s", iface);
+        if (r >= 0)
+                r = props_read(reply, ret);
+        if (r < 0)
+                return ctl_bus_error(subject, &error, r), -1;
+        return 0;
+}
+
+/* Resolve the device, call one of its methods, report a refusal: the exit status. */
+static int call_device(struct ctl *c, const char *name, const char *member, const char *types, ...) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_free_ char *path = NULL;
+        va_list ap;
+        int r;
+
+        if (ctl_device_path(c, name, &path) < 0)
+                return EXIT_DAEMON;
+        va_start(ap, types);
+        r = sd_bus_call_methodv(c->bus, BUS_NAME, path, IFACE_DEVICE, member, &error, NULL, types, ap);
+        va_end(ap);
+        if (r < 0)
+                return ctl_bus_error(name, &error, r);
+        return EXIT_SUCCESS;
+}
+
+/* --- values from the command line -------------------------------------------------------------- */
+
+static int parse_frequency(const char *s, uint64_t *ret) {
+        if (df_parse_frequency(s, ret) < 0)
+                return ctl_usage("invalid frequency '%s' (use e.g. 800MHz, 1.2GHz or a number of Hz)", s);
+        return 0;
+}
+
+int ctl_parse_request_type(const char *s, const char **ret_type) {
+        if (streq(s, "min") || streq(s, "min-frequency"))
+                *ret_type = "min-frequency";
+        else if (streq(s, "max") || streq(s, "max-frequency"))
+                *ret_type = "max-frequency";
+        else if (streq(s, "latency"))
+                *ret_type = "latency";
+        else
+                return ctl_usage("unknown request type '%s' (min, max or latency)", s);
+        return 0;
+}
+
+int ctl_parse_request_value(const char *type, const char *s, uint64_t *ret) {
+        uint32_t usec;
+
+        if (!streq(type, "latency"))
+                return parse_frequency(s, ret);
+        if (df_parse_latency(s, &usec) < 0)
+                return ctl_usage("invalid latency '%s' (use a duration such as 200us or 2ms)", s);
+        *ret = usec;
+        return 0;
+}
+
+/* --- one-call commands ------------------------------------------------------------------------- */
+
+static int cmd_set_governor(struct ctl *c) {
+        return call_device(c, c->args[0], "SetGovernor", "s", c->args[1]);
+}
+
+static int cmd_set_frequency(struct ctl *c) {
+        uint64_t freq;
+
+        if (parse_frequency(c->args[1], &freq) != 0)
+                return EXIT_USAGE;
+        return call_device(c, c->args[0], "SetFrequency", "t", freq);
+}
+
+static int cmd_set_tunable(struct ctl *c) {
+        uint32_t value;
+
+        if (df_safe_atou32(c->args[2], &value) < 0)
+                return ctl_usage("invalid tunable value '%s' (a whole number)", c->args[2]);
+        return call_device(c, c->args[0], "SetTunable", "su", c->args[1], value);
+}
+
+static int cmd_opp(struct ctl *c) {
+        uint64_t freq;
+        int enable;
+
+        if (streq(c->args[1], "enable"))
+                enable = 1;
+        else if (streq(c->args[1], "disable"))
+                enable = 0;
+        else
+                return ctl_usage("opp wants enable or disable, not '%s'", c->args[1]);
+        if (parse_frequency(c->args[2], &freq) != 0)
+                return EXIT_USAGE;
+        return call_device(c, c->args[0], "SetOperatingPoint", "tb", freq, enable);
+}
+
+static int cmd_reload(struct ctl *c) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = sd_bus_call_method(c->bus, BUS_NAME, OBJECT_ROOT, IFACE_MANAGER, "Reload", &error, NULL, NULL);
+        if (r < 0)
+                return ctl_bus_error(NULL, &error, r);
+        return EXIT_SUCCESS;
+}
+
+/* --- the command line -------------------------------------------------------------------------- */
+
+enum {
+        NEEDS_JSON = 1 << 0, /* a reading command: --json allowed */
+        NEEDS_REQUEST_OPTIONS = 1 << 1,
+        NEEDS_COMMAND = 1 << 2,
+};
+
+static const struct command {
+        const char *name;
+        size_t min_args, max_args;
+        unsigned flags;
+        int (*run)(struct ctl *c);
+} commands[] = {
+        { "status", 0, 0, NEEDS_JSON, cmd_status },
+        { "show", 1, 1, NEEDS_JSON, cmd_show },
+        { "set-governor", 2, 2, 0, cmd_set_governor },
+        { "set-frequency", 2, 2, 0, cmd_set_frequency },
+        { "set-tunable", 3, 3, 0, cmd_set_tunable },
+        { "opp", 3, 3, 0, cmd_opp },
+        { "request", 3, 3, NEEDS_REQUEST_OPTIONS, cmd_request },
+        { "hold", 3, 3, NEEDS_REQUEST_OPTIONS | NEEDS_COMMAND, cmd_hold },
+        { "requests", 0, 1, NEEDS_JSON, cmd_requests },
+        { "stats", 1, 1, NEEDS_JSON, cmd_stats },
+        { "monitor", 0, 0, 0, cmd_monitor },
+        { "reload", 0, 0, 0, cmd_reload },
+};
+
+static void help(void) {
+        printf("Usage: %s [OPTION...] COMMAND [ARG...]\n\n"
+               "Query and control devfreqd, the devfreq/cpufreq governor daemon.\n\n"
+               "Commands:\n"
+               "  status                              table of devices (the default)\n"
+               "  show DEVICE                         every property of a device\n"
+               "  set-governor DEVICE GOVERNOR        change the governor\n"
+               "  set-frequency DEVICE FREQ           set the frequency (userspace governor)\n"
+               "  set-tunable DEVICE NAME VALUE       set a governor tunable\n"
+               "  opp DEVICE enable|disable FREQ      enable or disable an operating point\n"
+               "  request DEVICE min|max|latency VALUE\n"
+               "                                      add a QoS request and hold it until Ctrl-C\n"
+               "  hold DEVICE min|max|latency VALUE -- COMMAND...\n"
+               "                                      hold a QoS request while COMMAND runs\n"
+               "  requests [DEVICE]                   list the live QoS requests\n"
+               "  stats DEVICE                        time in state and transitions\n"
+               "  monitor                             print changes as they happen\n"
+               "  reload                              re-read the configuration\n\n"
+               "Options:\n"
+               "  --bus BUS           system (default), session, or a D-Bus address\n"
+               "  --json              JSON output (status, show, requests, stats)\n"
+               "  --reason TEXT       why a request is made (request, hold)\n"
+               "  --timeout DURATION  the request ends by itself after DURATION (request)\n"
+               "  -h, --help          show this help\n"
+               "  --version           show the version\n\n"
+               "Frequencies as 800MHz, 1.2GHz or Hz; latencies as 200us or 2ms. See devfreqctl(1).\n",
+               program_invocation_short_name);
+}
+
+static const struct command *find_command(const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+                if (streq(commands[i].name, name))
+                        return &commands[i];
+        return NULL;
+}
+
+/* Returns the command to run, or NULL with *ret_status set (help, version, usage errors). */
+static const struct command *parse_args(int argc, char **argv, struct ctl *c, int *ret_status) {
+        enum {
+                ARG_BUS = 0x100,
+                ARG_JSON,
+                ARG_REASON,
+                ARG_TIMEOUT,
+                ARG_VERSION
+        };
+        static const struct option options[] = {
+                { "bus", required_argument, NULL, ARG_BUS },
+                { "json", no_argument, NULL, ARG_JSON },
+                { "reason", required_argument, NULL, ARG_REASON },
+                { "timeout", required_argument, NULL, ARG_TIMEOUT },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                {},
+        };
+        const struct command *cmd;
+        bool has_timeout = false;
+        uint64_t usec;
+        int n = argc, opt;
+
+        /* "--" ends the options for good: what follows is hold's COMMAND, options and all. */
+        for (int i = 1; i < argc; i++)
+                if (streq(argv[i], "--")) {
+                        n = i;
+                        break;
+                }
+
+        *ret_status = EXIT_USAGE;
+        opterr = 0;
+        while ((opt = getopt_long(n, argv, ":h", options, NULL)) >= 0) {
+                switch (opt) {
+                case ARG_BUS:
+                        c->bus_address = optarg;
+                        break;
+                case ARG_JSON:
+                        c->json = true;
+                        break;
+                case ARG_REASON:
+                        c->reason = optarg;
+                        break;
+                case ARG_TIMEOUT:
+                        if (df_parse_duration(optarg, &usec) < 0 || usec == 0) {
+                                ctl_usage("invalid timeout '%s' (a duration such as 500ms or 30s)", optarg);
+                                return NULL;
+                        }
+                        c->timeout_ms = usec / 1000 + (usec % 1000 != 0);
+                        has_timeout = true;
+                        break;
+                case 'h':
+                        help();
+                        *ret_status = EXIT_SUCCESS;
+                        return NULL;
+                case ARG_VERSION:
+                        printf("devfreqctl %s\n", PACKAGE_VERSION);
+                        *ret_status = EXIT_SUCCESS;
+                        return NULL;
+                case ':':
+                        ctl_usage("option %s needs a value", argv[optind - 1]);
+                        return NULL;
+                default:
+                        ctl_usage("unknown option %s (see --help)", argv[optind - 1]);
+                        return NULL;
+                }
+        }
+
+        cmd = find_command(optind < n ? argv[optind] : "status");
+        if (!cmd) {
+                ctl_usage("unknown command '%s' (see --help)", argv[optind]);
+                return NULL;
+        }
+        if (optind < n)
+                optind++;
+        c->args = argv + optind;
+        c->n_args = n - optind;
+        if (cmd->flags & NEEDS_COMMAND) {
+                if (n == argc || n + 1 == argc) {
+                        ctl_usage("%s wants -- and the command to run after its arguments", cmd->name);
+                        return NULL;
+                }
+                c->command = argv + n + 1;
+        } else if (n < argc) {
+                /* "--" before operands that look like options: take them as operands. */
+                memmove(argv + n, argv + n + 1, (argc - n - 1) * sizeof(char *));
+                argv[argc - 1] = NULL;
+                c->n_args += argc - n - 1;
+        }
+
+        if (c->n_args < cmd->min_args || c->n_args > cmd->max_args) {
+                ctl_usage(
+                        "%s takes %s%zu argument%s (see --help)", cmd->name,
+                        cmd->min_args == cmd->max_args ? "" : "at most ", cmd->max_args,
+                        cmd->max_args == 1 ? "" : "s");
+                return NULL;
+        }
+        if (c->json && !(cmd->flags & NEEDS_JSON)) {
+                ctl_usage("--json is for status, show, requests and stats, not %s", cmd->name);
+                return NULL;
+        }
+        if (c->reason && !(cmd->flags & NEEDS_REQUEST_OPTIONS)) {
+                ctl_usage("--reason is for request and hold, not %s", cmd->name);
+                return NULL;
+        }
+        if (has_timeout && !streq(cmd->name, "request")) {
+                ctl_usage("--timeout is for request, not %s", cmd->name);
+                return NULL;
+        }
+        return cmd;
+}
+
+int main(int argc, char **argv) {
+        struct ctl c = { .bus_address = "system" };
+        const struct command *cmd;
+        int status;
+
+        cmd = parse_args(argc, argv, &c, &status);
+        if (!cmd)
+                return status;
+        if (ctl_connect(&c) != 0)
+                return EXIT_DAEMON;
+        status = cmd->run(&c);
+        sd_bus_flush_close_unref(c.bus);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+                fprintf(stderr, "%s: cannot write the output: %s\n", program_invocation_short_name,
+                        strerror(errno));
+                return status == EXIT_SUCCESS ? EXIT_DAEMON : status;
+        }
+        return status;
+}

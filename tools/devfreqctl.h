@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What the files of devfreqctl share: the invocation, bus helpers, decoded properties, JSON. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <systemd/sd-bus.h>
+
+#include "macro.h"
+
+#define BUS_NAME "org.devfreqd.Devfreq1"
+#define OBJECT_ROOT "/org/devfreqd/Devfreq1"
+#define DEVICE_PREFIX "/org/devfreqd/Devfreq1/device"
+#define REQUEST_PREFIX "/org/devfreqd/Devfreq1/request"
+#define IFACE_MANAGER "org.devfreqd.Devfreq1.Manager"
+#define IFACE_DEVICE "org.devfreqd.Devfreq1.Device"
+#define IFACE_REQUEST "org.devfreqd.Devfreq1.Request"
+#define IFACE_OBJECT_MANAGER "org.freedesktop.DBus.ObjectManager"
+#define IFACE_PROPERTIES "org.freedesktop.DBus.Properties"
+
+/* Exit statuses: the daemon or the bus said no, or the command line is wrong. */
+#define EXIT_DAEMON 1
+#define EXIT_USAGE 2
+
+/* One invocation: the global options, the command's operands and options. */
+struct ctl {
+        sd_bus *bus;
+        const char *bus_address; /* system, session or an address */
+        bool json;
+        const char *reason;
+        uint64_t timeout_ms; /* 0: none */
+        char **args;         /* operands after the command name */
+        size_t n_args;
+        char **command; /* hold: what follows "--" */
+};
+
+/* tools/devfreqctl-props.c: property values as decoded from the bus. */
+struct ctl_opp {
+        uint64_t freq;
+        uint32_t microvolt;
+        uint32_t latency_us;
+        bool enabled;
+};
+
+struct prop {
+        char *name;
+        char *signature;
+        uint64_t num;         /* t, u, b */
+        char *str;            /* s, o */
+        char **strv;          /* as, ao; the keys of a{su} */
+        uint64_t *nums;       /* at; the values of a{su} */
+        struct ctl_opp *opps; /* a(tuub) */
+        size_t n;
+};
+
+struct props {
+        struct prop *v;
+        size_t n;
+};
+
+int prop_read_variant(sd_bus_message *m, const char *name, struct prop *ret);
+void prop_done(struct prop *p);
+int props_read(sd_bus_message *m, struct props *ret);
+int props_set(struct props *ps, struct prop *p);
+void props_done(struct props *ps);
+const struct prop *props_get(const struct props *ps, const char *name);
+uint64_t props_num(const struct props *ps, const char *name);
+const char *props_str(const struct props *ps, const char *name);
+int prop_format(const struct prop *p, const char *sep, char **ret);
+int object_name(const char *path, char **ret);
+const char *format_request_value(char buf[static 32], const char *type, uint64_t value);
+typedef int (*managed_object_cb)(const char *path, const char *iface, struct props *ps, void *userdata);
+int read_interfaces(sd_bus_message *m, const char *path, managed_object_cb cb, void *userdata);
+int read_managed_objects(sd_bus_message *m, managed_object_cb cb, void *userdata);
+
+/* tools/devfreqctl.c */
+int ctl_connect(struct ctl *c);
+int ctl_bus_error(const char *subject, const sd_bus_error *error, int r);
+int ctl_fail(const char *subject, const char *fmt, ...) _printf_(2, 3);
+int ctl_usage(const char *fmt, ...) _printf_(1, 2);
+int ctl_device_path(struct ctl *c, const char *name, char **ret);
+int ctl_get_all(struct ctl *c, const char *subject, const char *path, const char *iface, struct props *ret);
+int ctl_parse_request_type(const char *s, const char **ret_type);
+int ctl_parse_request_value(const char *type, const char *s, uint64_t *ret);
+
+/* tools/devfreqctl-json.c: a streaming writer, pretty-printed, one document. */
+#define JSON_DEPTH_MAX 16
+
+struct json {
+        FILE *f;
+        unsigned depth;
+        bool after_key;
+        bool first[JSON_DEPTH_MAX];
+        bool inline_[JSON_DEPTH_MAX];
+};
+
+void json_init(struct json *j, FILE *f);
+void json_key(struct json *j, const char *key);
+void json_begin_object(struct json *j, bool inline_);
+void json_end_object(struct json *j);
+void json_begin_array(struct json *j, bool inline_);
+void json_end_array(struct json *j);
+void json_string(struct json *j, const char *s);
+void json_uint(struct json *j, uint64_t v);
+void json_bool(struct json *j, bool b);
+int json_finish(struct json *j);
+void json_prop(struct json *j, const struct prop *p);
+void json_props(struct json *j, const struct props *ps);
+
+/* tools/devfreqctl-show.c */
+int cmd_status(struct ctl *c);
+int cmd_show(struct ctl *c);
+int cmd_requests(struct ctl *c);
+int cmd_stats(struct ctl *c);
+
+/* tools/devfreqctl-request.c */
+int cmd_request(struct ctl *c);
+int cmd_hold(struct ctl *c);
+
+/* tools/devfreqctl-monitor.c */
+int cmd_monitor(struct ctl *c);
