@@ -48,17 +48,22 @@ int log_level_from_string(const char *s) {
 }
 
 int log_internalv(int level, int error, const char *fmt, va_list ap) {
-        char message[2048];
+        char line[2048 + 8];
+        int prefix, n;
 
         if (error < 0)
                 error = -error;
         if (level > max_level || target == LOG_TARGET_NULL)
                 return -error;
+        prefix = snprintf(line, sizeof(line), "<%d>", level);
         /* %m prints the error we were given, not whatever errno happens to be. */
         errno = error;
-        vsnprintf(message, sizeof(message), fmt, ap);
-        /* One write per line, so lines from a signal-time restore never interleave. */
-        dprintf(STDERR_FILENO, "<%d>%s\n", level, message);
+        n = vsnprintf(line + prefix, sizeof(line) - (size_t) prefix - 1, fmt, ap);
+        n = n < 0 ? 0 : MIN(n, (int) (sizeof(line) - (size_t) prefix - 2));
+        line[prefix + n] = '\n';
+        /* One write(2) per line (dprintf() costs three system calls), so lines from a signal-time
+         * restore never interleave. */
+        (void) !write(STDERR_FILENO, line, (size_t) prefix + (size_t) n + 1);
         return -error;
 }
 

@@ -180,16 +180,22 @@ void device_publish(struct manager_device *d, bool full) {
         if (full) {
                 if (now.governor != was->governor || !streq(now.kernel_governor, was->kernel_governor))
                         mask |= DEVICE_CHANGED_GOVERNOR | DEVICE_CHANGED_TUNABLES;
-                if (now.min != was->min || now.max != was->max)
-                        mask |= DEVICE_CHANGED_RANGE;
+                if (now.min != was->min)
+                        mask |= DEVICE_CHANGED_MIN_FREQUENCY;
+                if (now.max != was->max)
+                        mask |= DEVICE_CHANGED_MAX_FREQUENCY;
                 if (now.usable_hash != was->usable_hash)
                         mask |= DEVICE_CHANGED_AVAILABLE_FREQUENCIES;
                 if (now.opp_hash != was->opp_hash)
                         mask |= DEVICE_CHANGED_OPERATING_POINTS;
                 if (now.polling != was->polling)
                         mask |= DEVICE_CHANGED_POLLING_INTERVAL;
-                if (memcmp(now.qos, was->qos, sizeof(now.qos)) != 0)
-                        mask |= DEVICE_CHANGED_QOS;
+                if (now.qos[DF_QOS_MIN_FREQUENCY] != was->qos[DF_QOS_MIN_FREQUENCY])
+                        mask |= DEVICE_CHANGED_QOS_MIN_FREQUENCY;
+                if (now.qos[DF_QOS_MAX_FREQUENCY] != was->qos[DF_QOS_MAX_FREQUENCY])
+                        mask |= DEVICE_CHANGED_QOS_MAX_FREQUENCY;
+                if (now.qos[DF_QOS_LATENCY] != was->qos[DF_QOS_LATENCY])
+                        mask |= DEVICE_CHANGED_QOS_LATENCY;
                 if (memcmp(now.tunables, was->tunables, sizeof(now.tunables)) != 0)
                         mask |= DEVICE_CHANGED_TUNABLES;
         }
@@ -313,7 +319,7 @@ static void flush(struct manager_device *d) {
                 device_evaluate(d, true);
         else
                 device_publish(d, true);
-        manager_detach_vanished(d->manager);
+        manager_detach_vanished_later(d->manager);
 }
 
 int manager_device_add_request(
@@ -435,7 +441,7 @@ int manager_device_set_governor(struct manager_device *d, const char *name) {
         }
         persist(d, "governor", name, config);
         device_publish(d, true);
-        manager_detach_vanished(d->manager);
+        manager_detach_vanished_later(d->manager);
         return 0;
 }
 
@@ -448,7 +454,7 @@ int manager_device_set_frequency(struct manager_device *d, uint64_t freq) {
         snprintf(value, sizeof(value), "%" PRIu64, freq);
         persist(d, "frequency", value, d->config_initial);
         device_evaluate(d, true);
-        manager_detach_vanished(d->manager);
+        manager_detach_vanished_later(d->manager);
         return 0;
 }
 
@@ -510,10 +516,20 @@ int manager_device_get_statistics(
 }
 
 int manager_device_reset_statistics(struct manager_device *d) {
-        if (d->dev->mode == DF_MODE_CLAMP)
-                return df_node_reset_kernel_stats(d->node);
-        df_stats_reset(&d->dev->stats, now_usec());
-        return 0;
+        int r;
+
+        if (d->dev->mode != DF_MODE_CLAMP) {
+                df_stats_reset(&d->dev->stats, now_usec());
+                return 0;
+        }
+        /* A failed reset is a failed write like any other: LastError and the log say so. */
+        r = df_node_reset_kernel_stats(d->node);
+        if (r < 0) {
+                write_failed(d, r);
+                device_publish(d, false);
+                manager_detach_vanished_later(d->manager);
+        }
+        return r;
 }
 
 uint64_t manager_device_current_frequency(struct manager_device *d) {

@@ -30,3 +30,4 @@ void errors_add(struct df_config_errors *e, const struct df_location *loc, const
 /* manager.c */
 void manager_regroup(struct manager *m);
 void manager_detach_vanished(struct manager *m);
+void manager_detach_vanished_later(struct manager *m);

@@ -59,6 +59,7 @@ struct manager *manager_free(struct manager *m) {
         for (size_t i = 0; i < m->n_groups; i++)
                 group_free(m->groups[i]);
         free(m->groups);
+        sd_event_source_disable_unref(m->detach_event);
         free_devices(m->devices, m->n_devices);
         df_config_free(m->config);
         originals_free(m->originals);
@@ -316,6 +317,32 @@ void manager_detach_vanished(struct manager *m) {
         manager_regroup(m);
         if (m->listener && m->listener->devices_changed)
                 m->listener->devices_changed(m, m->listener_userdata);
+}
+
+static int on_detach(sd_event_source *s, void *userdata) {
+        manager_detach_vanished(userdata);
+        return 0;
+}
+
+/* After an operation the bus layer called: the caller still holds the device and its requests
+ * until it returns, so they are detached from the event loop, not under its feet. */
+void manager_detach_vanished_later(struct manager *m) {
+        bool any = false;
+        int r;
+
+        for (size_t i = 0; i < m->n_devices && !any; i++)
+                any = m->devices[i]->vanished;
+        if (!any)
+                return;
+        if (!m->detach_event) {
+                r = sd_event_add_defer(m->event, &m->detach_event, on_detach, m);
+                if (r < 0) {
+                        log_error_errno(r, "Cannot schedule detaching vanished devices: %m");
+                        return;
+                }
+                (void) sd_event_source_set_description(m->detach_event, "detach-vanished");
+        }
+        (void) sd_event_source_set_enabled(m->detach_event, SD_EVENT_ONESHOT);
 }
 
 /* Originals left by a run that did not restore them, for nodes this configuration does not drive. */

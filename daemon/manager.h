@@ -24,15 +24,22 @@ struct manager_device;
 enum {
         DEVICE_CHANGED_GOVERNOR = 1u << 0, /* Governor, AvailableGovernors, Tunables, PollingInterval */
         DEVICE_CHANGED_MODE = 1u << 1,
-        DEVICE_CHANGED_RANGE = 1u << 2, /* MinFrequency, MaxFrequency */
+        DEVICE_CHANGED_MIN_FREQUENCY = 1u << 2,
         DEVICE_CHANGED_AVAILABLE_FREQUENCIES = 1u << 3,
         DEVICE_CHANGED_OPERATING_POINTS = 1u << 4,
         DEVICE_CHANGED_POLLING_INTERVAL = 1u << 5,
-        DEVICE_CHANGED_QOS = 1u << 6, /* QosMinFrequency, QosMaxFrequency, QosLatency */
+        DEVICE_CHANGED_QOS_MIN_FREQUENCY = 1u << 6,
         DEVICE_CHANGED_TUNABLES = 1u << 7,
         DEVICE_CHANGED_LAST_ERROR = 1u << 8,
         DEVICE_CHANGED_CURRENT_FREQUENCY = 1u << 9, /* govern mode only */
         DEVICE_CHANGED_AVAILABLE_GOVERNORS = 1u << 10,
+        DEVICE_CHANGED_MAX_FREQUENCY = 1u << 11,
+        DEVICE_CHANGED_QOS_MAX_FREQUENCY = 1u << 12,
+        DEVICE_CHANGED_QOS_LATENCY = 1u << 13,
+        /* Each property on its own: a signal names only what changed (each costs the bus work). */
+        DEVICE_CHANGED_RANGE = DEVICE_CHANGED_MIN_FREQUENCY | DEVICE_CHANGED_MAX_FREQUENCY,
+        DEVICE_CHANGED_QOS = DEVICE_CHANGED_QOS_MIN_FREQUENCY | DEVICE_CHANGED_QOS_MAX_FREQUENCY |
+                DEVICE_CHANGED_QOS_LATENCY,
 };
 
 struct manager_listener {
@@ -128,6 +135,7 @@ struct manager {
         size_t n_devices;
         struct poll_group **groups;
         size_t n_groups;
+        sd_event_source *detach_event; /* detaches vanished devices after a bus operation */
 
         struct originals *originals;
         struct state *state;

@@ -21,6 +21,7 @@ struct auth_check {
         char *action;
         sd_bus_slot *slot; /* the CheckAuthorization call; unref cancels it */
         int result;        /* 0 pending, 1 allowed, negative denied */
+        bool dispatched;   /* decided, and the method has run again since */
         char *message;
         struct auth_check *prev, *next;
 };
@@ -76,6 +77,22 @@ static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
         if (r < 0) {
                 log_error_errno(r, "Cannot dispatch %s again: %m", sd_bus_message_get_member(c->request));
                 check_free(c);
+        }
+        return 0;
+}
+
+/* A decided check is consumed by bus_authorize() when its method runs again. A method may fail
+ * before it asks (its device, point or tunable went while polkit was thinking): its check is
+ * dropped at the next incoming message, instead of staying and counting as pending forever. */
+static int on_incoming(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        struct bus *b = userdata;
+
+        for (struct auth_check *c = b->checks, *next; c; c = next) {
+                next = c->next;
+                if (c->dispatched)
+                        check_free(c);
+                else if (c->result != 0 && c->request == m)
+                        c->dispatched = true;
         }
         return 0;
 }
@@ -236,6 +253,9 @@ int polkit_watch_start(struct bus *b) {
         const char *owner;
         int r;
 
+        r = sd_bus_add_filter(b->bus, NULL, on_incoming, b);
+        if (r < 0)
+                return r;
         r = sd_bus_match_signal(
                 b->bus, &b->polkit_watch, "org.freedesktop.DBus", "/org/freedesktop/DBus",
                 "org.freedesktop.DBus", "NameOwnerChanged", on_polkit_owner_changed, b);

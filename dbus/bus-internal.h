@@ -186,5 +186,18 @@ int polkit_watch_start(struct bus *b);
 void auth_checks_cancel_client(struct bus *b, const char *name);
 void auth_checks_free_all(struct bus *b);
 
+/* dbus/bus.c */
+/*
+ * PropertiesChanged on `path`: the values of the `n` properties (entries of the object's vtable,
+ * read with their getters and `userdata`) and one `invalidated` name or NULL. The message
+ * sd_bus_emit_properties_changed() sends, without its lookups of the object and of every property:
+ * half the instructions of a signal sent at every frequency change and before every request reply.
+ */
+int bus_emit_properties_changed(
+        struct bus *b, const char *path, const char *interface, const sd_bus_vtable *const *props, size_t n,
+        void *userdata, const char *invalidated);
+/* The vtable's entry of a property, NULL when it has none. */
+const sd_bus_vtable *bus_vtable_property(const sd_bus_vtable *vtable, const char *name);
+
 /* Errors for manager return codes. */
 int bus_error_from_errno(sd_bus_error *error, int r, const char *fmt, ...) _printf_(3, 4);

@@ -67,6 +67,56 @@ static const struct manager_listener listener = {
         .device_changed = on_device_changed,
 };
 
+/* --- signals ---------------------------------------------------------------------------------- */
+
+int bus_emit_properties_changed(
+        struct bus *b, const char *path, const char *interface, const sd_bus_vtable *const *props, size_t n,
+        void *userdata, const char *invalidated) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = sd_bus_message_new_signal(b->bus, &m, path, "org.freedesktop.DBus.Properties", "PropertiesChanged");
+        if (r >= 0)
+                r = sd_bus_message_append_basic(m, 's', interface);
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'a', "{sv}");
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                const char *name = props[i]->x.property.member;
+
+                r = sd_bus_message_open_container(m, 'e', "sv");
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(m, 's', name);
+                if (r >= 0)
+                        r = sd_bus_message_open_container(m, 'v', props[i]->x.property.signature);
+                if (r >= 0)
+                        r = props[i]->x.property.get(b->bus, path, interface, name, m, userdata, &error);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+        }
+        sd_bus_error_free(&error);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'a', "s");
+        if (r >= 0 && invalidated)
+                r = sd_bus_message_append_basic(m, 's', invalidated);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        if (r >= 0)
+                r = sd_bus_send(b->bus, m, NULL);
+        return r;
+}
+
+const sd_bus_vtable *bus_vtable_property(const sd_bus_vtable *vtable, const char *name) {
+        for (const sd_bus_vtable *v = vtable; v->type != _SD_BUS_VTABLE_END; v++)
+                if (v->type == _SD_BUS_VTABLE_PROPERTY && streq(v->x.property.member, name))
+                        return v;
+        return NULL;
+}
+
 /* --- setup ------------------------------------------------------------------------------------ */
 
 static int bus_connect(const char *address, sd_bus **ret) {

@@ -13,6 +13,8 @@
 static void client_free(struct client *c) {
         struct bus *b = c->bus;
 
+        if (c->idle)
+                b->n_idle_clients--;
         if (c->prev)
                 c->prev->next = c->next;
         else
@@ -36,7 +38,9 @@ static int on_client_gone(sd_bus_track *t, void *userdata) {
         c->n_pending--;
         if (n > 0)
                 log_info("%s left the bus; its %zu request%s released", c->name, n, n == 1 ? "" : "s");
-        client_release_if_unused(c);
+        /* Gone for good: no idle record is kept for it. */
+        if (c->n_requests == 0 && c->n_pending == 0)
+                client_free(c);
         return 0;
 }
 
@@ -45,8 +49,13 @@ struct client *client_get(struct bus *b, const char *name, bool create) {
         int r;
 
         for (c = b->clients; c; c = c->next)
-                if (streq(c->name, name))
+                if (streq(c->name, name)) {
+                        if (create && c->idle) {
+                                c->idle = 0;
+                                b->n_idle_clients--;
+                        }
                         return c;
+                }
         if (!create)
                 return NULL;
         c = calloc(1, sizeof(*c));
@@ -77,8 +86,23 @@ struct client *client_get(struct bus *b, const char *name, bool create) {
 }
 
 void client_release_if_unused(struct client *c) {
-        if (c->n_requests == 0 && c->n_pending == 0)
+        struct bus *b = c->bus;
+        struct client *oldest = NULL;
+
+        if (c->n_requests > 0 || c->n_pending > 0 || c->idle)
+                return;
+        /* Without a tracker (peer-to-peer) nothing would ever free an idle record. */
+        if (!c->track) {
                 client_free(c);
+                return;
+        }
+        c->idle = ++b->idle_clock;
+        if (++b->n_idle_clients <= IDLE_CLIENTS_MAX)
+                return;
+        for (struct client *i = b->clients; i; i = i->next)
+                if (i->idle && (!oldest || i->idle < oldest->idle))
+                        oldest = i;
+        client_free(oldest);
 }
 
 void clients_free_all(struct bus *b) {

@@ -558,37 +558,75 @@ const sd_bus_vtable device_vtable[] = {
 };
 
 /* Listener path: the manager reports which published properties changed. */
-void device_emit_changes(struct bus *b, struct manager_device *d, unsigned mask) {
-        static const struct {
-                unsigned bit;
-                const char *names[3];
-        } map[] = {
-                { DEVICE_CHANGED_GOVERNOR, { "Governor" } },
-                { DEVICE_CHANGED_AVAILABLE_GOVERNORS, { "AvailableGovernors" } },
-                { DEVICE_CHANGED_MODE, { "Mode" } },
-                { DEVICE_CHANGED_RANGE, { "MinFrequency", "MaxFrequency" } },
-                { DEVICE_CHANGED_AVAILABLE_FREQUENCIES, { "AvailableFrequencies" } },
-                { DEVICE_CHANGED_OPERATING_POINTS, { "OperatingPoints" } },
-                { DEVICE_CHANGED_POLLING_INTERVAL, { "PollingInterval" } },
-                { DEVICE_CHANGED_QOS, { "QosMinFrequency", "QosMaxFrequency", "QosLatency" } },
-                { DEVICE_CHANGED_TUNABLES, { "Tunables" } },
-                { DEVICE_CHANGED_LAST_ERROR, { "LastError" } },
-                { DEVICE_CHANGED_CURRENT_FREQUENCY, { "CurrentFrequency" } },
-        };
-        const char *names[24];
-        struct device_data *dd = device_data_get(b, d);
+/* The properties that announce their changes, one per DEVICE_CHANGED_* bit. */
+static const struct {
+        unsigned bit;
+        const char *name;
+} changed_map[] = {
+        { DEVICE_CHANGED_GOVERNOR, "Governor" },
+        { DEVICE_CHANGED_AVAILABLE_GOVERNORS, "AvailableGovernors" },
+        { DEVICE_CHANGED_MODE, "Mode" },
+        { DEVICE_CHANGED_MIN_FREQUENCY, "MinFrequency" },
+        { DEVICE_CHANGED_MAX_FREQUENCY, "MaxFrequency" },
+        { DEVICE_CHANGED_AVAILABLE_FREQUENCIES, "AvailableFrequencies" },
+        { DEVICE_CHANGED_OPERATING_POINTS, "OperatingPoints" },
+        { DEVICE_CHANGED_POLLING_INTERVAL, "PollingInterval" },
+        { DEVICE_CHANGED_QOS_MIN_FREQUENCY, "QosMinFrequency" },
+        { DEVICE_CHANGED_QOS_MAX_FREQUENCY, "QosMaxFrequency" },
+        { DEVICE_CHANGED_QOS_LATENCY, "QosLatency" },
+        { DEVICE_CHANGED_TUNABLES, "Tunables" },
+        { DEVICE_CHANGED_LAST_ERROR, "LastError" },
+        { DEVICE_CHANGED_CURRENT_FREQUENCY, "CurrentFrequency" },
+};
+
+/* PropertiesChanged with the values of what changed and, invalidated, Requests. */
+static int emit_changed(struct bus *b, struct manager_device *d, const char *path, unsigned mask) {
+        static const sd_bus_vtable *entries[ELEMENTSOF(changed_map)];
+        const sd_bus_vtable *props[ELEMENTSOF(changed_map)];
         size_t n = 0;
 
-        if (!dd)
-                return;
-        for (size_t i = 0; i < ELEMENTSOF(map); i++) {
-                if (!(mask & map[i].bit))
+        for (size_t i = 0; i < ELEMENTSOF(changed_map); i++) {
+                if (!(mask & changed_map[i].bit))
                         continue;
-                for (size_t j = 0; j < 3 && map[i].names[j]; j++)
-                        names[n++] = map[i].names[j];
+                if (!entries[i])
+                        entries[i] = bus_vtable_property(device_vtable, changed_map[i].name);
+                if (!entries[i])
+                        return -ENOENT;
+                props[n++] = entries[i];
         }
-        if (n == 0)
+        return bus_emit_properties_changed(
+                b, path, IFACE_DEVICE, props, n, d, (mask & DEVICE_CHANGED_REQUESTS) ? "Requests" : NULL);
+}
+
+void device_emit_changes(struct bus *b, struct manager_device *d, unsigned mask) {
+        struct device_data *dd;
+        int r;
+
+        if (b->batch_device == d) {
+                b->batch_mask |= mask;
                 return;
-        names[n] = NULL;
-        (void) sd_bus_emit_properties_changed_strv(b->bus, dd->path, IFACE_DEVICE, (char **) names);
+        }
+        dd = device_data_get(b, d);
+        if (!dd || mask == 0)
+                return;
+        r = emit_changed(b, d, dd->path, mask);
+        if (r < 0)
+                log_debug_errno(r, "%s: cannot send PropertiesChanged: %m", d->name);
+}
+
+bool device_changes_hold(struct bus *b, struct manager_device *d) {
+        if (b->batch_device)
+                return false;
+        b->batch_device = d;
+        b->batch_mask = 0;
+        return true;
+}
+
+void device_changes_release(struct bus *b, unsigned mask) {
+        struct manager_device *d = b->batch_device;
+
+        b->batch_device = NULL;
+        if (d)
+                device_emit_changes(b, d, b->batch_mask | mask);
+        b->batch_mask = 0;
 }

@@ -324,6 +324,53 @@ static struct request *request_free(struct request *q) {
         return NULL;
 }
 
+/*
+ * InterfacesAdded for a new request: the message sd_bus_emit_interfaces_added() sends, built here
+ * with the vtable's own getters. sd-bus would first look up the object manager, the object and its
+ * vtable again; every AddRequest waits for this signal before its reply.
+ */
+static int emit_request_added(struct bus *b, struct request *q) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = sd_bus_message_new_signal(
+                b->bus, &m, OBJECT_ROOT, "org.freedesktop.DBus.ObjectManager", "InterfacesAdded");
+        if (r >= 0)
+                r = sd_bus_message_append_basic(m, 'o', q->path);
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'a', "{sa{sv}}");
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'e', "sa{sv}");
+        if (r >= 0)
+                r = sd_bus_message_append_basic(m, 's', IFACE_REQUEST);
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'a', "{sv}");
+        for (const sd_bus_vtable *v = request_vtable; r >= 0 && v->type != _SD_BUS_VTABLE_END; v++) {
+                if (v->type != _SD_BUS_VTABLE_PROPERTY ||
+                    (v->flags & (SD_BUS_VTABLE_HIDDEN | SD_BUS_VTABLE_PROPERTY_EXPLICIT)))
+                        continue;
+                r = sd_bus_message_open_container(m, 'e', "sv");
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(m, 's', v->x.property.member);
+                if (r >= 0)
+                        r = sd_bus_message_open_container(m, 'v', v->x.property.signature);
+                if (r >= 0)
+                        r = v->x.property.get(
+                                b->bus, q->path, IFACE_REQUEST, v->x.property.member, m, q, &error);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+        }
+        sd_bus_error_free(&error);
+        for (int i = 0; r >= 0 && i < 3; i++)
+                r = sd_bus_message_close_container(m);
+        if (r >= 0)
+                r = sd_bus_send(b->bus, m, NULL);
+        return r;
+}
+
 int request_add(
         struct bus *b, sd_bus_message *m, struct manager_device *d, enum df_qos_type type, uint64_t value,
         const char *reason, const char *application_id, uint64_t timeout_ms, sd_bus_error *error,
@@ -422,7 +469,10 @@ int request_add(
                 sender, uid, pid, *reason ? ": " : "", reason);
         if (type == DF_QOS_LATENCY)
                 log_debug("%s: request %" PRIu64 " latency %" PRIu64 " us", d->name, q->id, value);
-        (void) sd_bus_emit_interfaces_added(b->bus, q->path, IFACE_REQUEST, NULL);
+        r = emit_request_added(b, q);
+        if (r < 0)
+                log_debug_errno(
+                        r, "%s: cannot send InterfacesAdded for request %" PRIu64 ": %m", d->name, q->id);
         if (held)
                 device_changes_release(b, DEVICE_CHANGED_REQUESTS);
         else
@@ -591,6 +641,15 @@ static int check_owner(struct request *q, sd_bus_message *m, sd_bus_error *error
                 q->client->name);
 }
 
+static void emit_value_changed(struct request *q) {
+        static const sd_bus_vtable *value;
+
+        if (!value)
+                value = bus_vtable_property(request_vtable, "Value");
+        if (value)
+                (void) bus_emit_properties_changed(q->bus, q->path, IFACE_REQUEST, &value, 1, q, NULL);
+}
+
 static int method_update(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         struct request *q = userdata;
         uint64_t value;
@@ -611,7 +670,7 @@ static int method_update(sd_bus_message *m, void *userdata, sd_bus_error *error)
         if (r < 0)
                 return r;
         log_debug("%s: request %" PRIu64 " updated to %" PRIu64, q->device->name, q->id, value);
-        (void) sd_bus_emit_properties_changed(q->bus->bus, q->path, IFACE_REQUEST, "Value", NULL);
+        emit_value_changed(q);
         return sd_bus_reply_method_return(m, NULL);
 }
 
