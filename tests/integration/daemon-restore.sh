@@ -42,52 +42,8 @@ EOF
 cp "$tmp/devfreqd.conf" "$tmp/full.conf"
 
 nodes=("$gpu" "$dmc" "$policy0" "$policy2")
-attrs_of() {
-        case $1 in
-        */cpufreq/*) echo scaling_governor scaling_min_freq scaling_max_freq ;;
-        *) echo governor min_freq max_freq ;;
-        esac
-}
-declare -A orig=()
-for node in "${nodes[@]}"; do
-        for a in $(attrs_of "$node"); do orig[$node/$a]=$(cat "$root$node/$a"); done
-done
-
-# The value that may come back instead of an original at the hardware bound ("no limit").
-no_limit() {
-        local node=$1 a=$2 v=$3 list
-        case $node/$a in
-        */scaling_min_freq) [[ $v == "$(cat "$root$node/cpuinfo_min_freq")" ]] && cat "$root$node/cpuinfo_min_freq" ;;
-        */scaling_max_freq) [[ $v == "$(cat "$root$node/cpuinfo_max_freq")" ]] && cat "$root$node/cpuinfo_max_freq" ;;
-        */min_freq | */max_freq)
-                read -r -a list <"$root$node/available_frequencies"
-                if [[ $a == min_freq && $v == "${list[0]}" ]] || [[ $a == max_freq && $v == "${list[-1]}" ]]; then
-                        echo 0
-                fi
-                ;;
-        esac
-        return 0
-}
-
-# check_restored WHEN: every attribute byte for byte, or exactly its "no limit" alternative.
-check_restored() {
-        local when=$1 node a now alt bad=()
-        for node in "${nodes[@]}"; do
-                for a in $(attrs_of "$node"); do
-                        now=$(cat "$root$node/$a")
-                        [[ $now == "${orig[$node/$a]}" ]] && continue
-                        alt=$(no_limit "$node" "$a" "${orig[$node/$a]}")
-                        [[ -n $alt && $now == "$alt" ]] && continue
-                        bad+=("$node/$a: '$now', was '${orig[$node/$a]}'")
-                done
-        done
-        if ((${#bad[@]} == 0)); then
-                ok "$when: every original value is back"
-        else
-                not_ok "$when: every original value is back"
-                diag "${bad[@]}"
-        fi
-}
+# record_originals, check_restored and the "no limit" rule live in lib.sh.
+record_originals "${nodes[@]}"
 
 # driven: what the daemon's writes look like on each node.
 driven() {

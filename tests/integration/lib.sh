@@ -38,14 +38,31 @@ trap cleanup EXIT
 
 track() { pids+=("$1"); }
 
-# wait_until SECONDS COMMAND...: poll until the command succeeds; 1 after the deadline.
+# Deadlines are ends, not timings: under valgrind (DF_VALGRIND=1) everything the daemon does is
+# tens of times slower, so every wait_until deadline, the readiness one included, is multiplied by
+# deadline_scale (DF_DEADLINE_SCALE overrides it). Assertions stay the same.
+if [[ -n ${DF_DEADLINE_SCALE:-} ]]; then
+        deadline_scale=$DF_DEADLINE_SCALE
+elif [[ ${DF_VALGRIND:-0} == 1 ]]; then
+        deadline_scale=10
+else
+        deadline_scale=1
+fi
+
+# wait_until SECONDS COMMAND...: poll until the command succeeds; 1 after the deadline. The first
+# polls come quickly (most answers take milliseconds), then every 50 ms.
 wait_until() {
-        local deadline=$(($(date +%s%N) + $1 * 1000000000))
+        local deadline=$(($(date +%s%N) + $1 * deadline_scale * 1000000000)) delay=0.005
         shift
         while :; do
                 "$@" 2>/dev/null && return 0
                 (($(date +%s%N) > deadline)) && return 1
-                sleep 0.05
+                sleep "$delay"
+                case $delay in
+                0.005) delay=0.01 ;;
+                0.01) delay=0.02 ;;
+                *) delay=0.05 ;;
+                esac
         done
 }
 
@@ -90,32 +107,64 @@ start_notify_listener() {
         wait_until 5 test -S "$tmp/notify.socket"
 }
 
-# start_daemon [ARGS...]: devfreqd on the fake root and the private bus; waits for READY=1.
-start_daemon() {
+# DF_VALGRIND=1: start_daemon runs devfreqd under valgrind's memcheck, one log per start in
+# $DF_VALGRIND_LOGDIR (default $tmp/valgrind, removed with $tmp), named TEST.N.log; a run with
+# errors or definitely/indirectly lost bytes exits 97. tests/integration/valgrind.sh reads the logs.
+daemon_wrapper=()
+daemon_starts=0
+if [[ ${DF_VALGRIND:-0} == 1 ]]; then
+        valgrind_logdir=${DF_VALGRIND_LOGDIR:-$tmp/valgrind}
+        mkdir -p "$valgrind_logdir"
+        daemon_wrapper=(valgrind --tool=memcheck --leak-check=full --show-leak-kinds=definite,indirect
+                --errors-for-leak-kinds=definite,indirect --error-exitcode=97 --child-silent-after-fork=yes)
+fi
+
+# spawn_daemon [ARGS...]: devfreqd on the fake root and the private bus, in the background; does not
+# wait (start_daemon does).
+spawn_daemon() {
+        local wrapper=("${daemon_wrapper[@]}")
         mkdir -p "$tmp/run" "$tmp/state" "$tmp/conf.d"
         [[ -f $tmp/devfreqd.conf ]] || : >"$tmp/devfreqd.conf.missing"
         [[ -S $tmp/notify.socket ]] || start_notify_listener
         : >"$notify_log"
+        rm -f "$notify_log".*
+        daemon_starts=$((daemon_starts + 1))
+        ((${#wrapper[@]} == 0)) || wrapper+=(--log-file="$valgrind_logdir/$(basename "$0" .sh).$daemon_starts.log")
         NOTIFY_SOCKET=$tmp/notify.socket LD_PRELOAD=$fakekernel \
-                "$devfreqd" --root "$root" --bus "$bus_address" --config "$tmp/devfreqd.conf" \
+                "${wrapper[@]}" "$devfreqd" --root "$root" --bus "$bus_address" --config "$tmp/devfreqd.conf" \
                 --config-dir "$tmp/conf.d" --runtime-dir "$tmp/run" --state-dir "$tmp/state" --log-level debug \
                 "$@" >>"$daemon_log" 2>&1 &
         daemon_pid=$!
         track $daemon_pid
-        if ! wait_until 10 grep -q '^READY=1' "$notify_log"; then
+}
+
+# daemon_ready: this devfreqd (not an earlier one, whose datagrams may still arrive) said READY=1.
+daemon_ready() { grep -q '^READY=1' "$notify_log.$daemon_pid" 2>/dev/null; }
+
+# start_daemon [ARGS...]: spawn_daemon, then wait for READY=1.
+start_daemon() {
+        spawn_daemon "$@"
+        if ! wait_until 10 daemon_ready; then
                 echo "# devfreqd did not become ready; its log:"
                 sed 's/^/# /' "$daemon_log"
                 return 1
         fi
 }
 
+# untrack PID: a process waited for leaves the cleanup list (its PID may be reused).
+untrack() {
+        local i
+        for i in "${!pids[@]}"; do [[ ${pids[i]} != "$1" ]] || unset "pids[i]"; done
+}
+
 # stop_daemon [SIGNAL]: signal it and wait for its exit; sets daemon_status.
 stop_daemon() {
         kill -"${1:-TERM}" "$daemon_pid" 2>/dev/null || true
         set +e
-        wait "$daemon_pid"
+        wait "$daemon_pid" 2>/dev/null # no "Killed" line from bash for kill -9
         daemon_status=$?
         set -e
+        untrack "$daemon_pid"
 }
 
 daemon_alive() { kill -0 "$daemon_pid" 2>/dev/null; }
@@ -129,3 +178,71 @@ gpu=/sys/devices/platform/ff9a0000.gpu/devfreq/ff9a0000.gpu
 dmc=/sys/devices/platform/dmc/devfreq/dmc
 policy0=/sys/devices/system/cpu/cpufreq/policy0
 policy2=/sys/devices/system/cpu/cpufreq/policy2
+
+# --- original settings -------------------------------------------------------------------------
+# record_originals NODE...: remember the governor and limits of these nodes (sysfs paths as above);
+# check_restored WHEN asserts that each is back, byte for byte or as its "no limit" alternative.
+orig_nodes=()
+declare -A orig=()
+
+attrs_of() {
+        case $1 in
+        */cpufreq/*) echo scaling_governor scaling_min_freq scaling_max_freq ;;
+        *) echo governor min_freq max_freq ;;
+        esac
+}
+
+record_originals() {
+        local node a
+        orig_nodes=("$@")
+        orig=()
+        for node in "$@"; do
+                for a in $(attrs_of "$node"); do orig[$node/$a]=$(cat "$root$node/$a"); done
+        done
+}
+
+# no_limit NODE ATTR ORIGINAL: the value that may come back instead of an original at the hardware
+# bound (DESIGN.md: restored as "no limit", devfreq 0, cpufreq the cpuinfo_* bound); nothing if none.
+no_limit() {
+        local node=$1 a=$2 v=$3 list
+        case $node/$a in
+        */scaling_min_freq) [[ $v == "$(cat "$root$node/cpuinfo_min_freq")" ]] && cat "$root$node/cpuinfo_min_freq" ;;
+        */scaling_max_freq) [[ $v == "$(cat "$root$node/cpuinfo_max_freq")" ]] && cat "$root$node/cpuinfo_max_freq" ;;
+        */min_freq | */max_freq)
+                read -r -a list <"$root$node/available_frequencies"
+                if [[ $a == min_freq && $v == "${list[0]}" ]] || [[ $a == max_freq && $v == "${list[-1]}" ]]; then
+                        echo 0
+                fi
+                ;;
+        esac
+        return 0
+}
+
+# not_restored: one line for each recorded attribute that is neither its original nor its
+# "no limit" alternative; nothing when all are back.
+not_restored() {
+        local node a now alt
+        for node in "${orig_nodes[@]}"; do
+                for a in $(attrs_of "$node"); do
+                        now=$(cat "$root$node/$a")
+                        [[ $now == "${orig[$node/$a]}" ]] && continue
+                        alt=$(no_limit "$node" "$a" "${orig[$node/$a]}")
+                        [[ -n $alt && $now == "$alt" ]] && continue
+                        echo "$node/$a: '$now', was '${orig[$node/$a]}'"
+                done
+        done
+}
+
+# check_restored WHEN: every attribute byte for byte, or exactly its "no limit" alternative.
+check_restored() {
+        local bad
+        bad=$(not_restored)
+        if [[ -z $bad ]]; then
+                ok "$1: every original value is back"
+        else
+                not_ok "$1: every original value is back"
+                local lines
+                mapfile -t lines <<<"$bad"
+                diag "${lines[@]}"
+        fi
+}
