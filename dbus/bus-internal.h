@@ -102,6 +102,12 @@ struct bus {
         sd_bus_slot *disconnected;
         bool devices_changed; /* a device was added or removed since Devices was last announced */
 
+        /* While a request method is answered, its change signals wait for the reply. */
+        bool deferring;
+        sd_bus_message **deferred;
+        size_t n_deferred;
+        size_t allocated_deferred;
+
         /* requests */
         struct request **table; /* open addressing by id */
         size_t table_size;
@@ -165,6 +171,8 @@ int request_add(
         struct bus *b, sd_bus_message *m, struct manager_device *d, enum df_qos_type type, uint64_t value,
         const char *reason, const char *application_id, uint64_t timeout_ms, sd_bus_error *error,
         struct request **ret);
+/* The log line, InterfacesAdded and the device's Requests change for a new request. */
+void request_announce(struct request *q);
 void request_drop(struct request *r, bool reevaluate);
 void requests_free_all(struct bus *b);
 int request_validate_value(struct manager_device *d, enum df_qos_type type, uint64_t value, sd_bus_error *error);
@@ -198,6 +206,17 @@ int bus_emit_properties_changed(
         void *userdata, const char *invalidated);
 /* The vtable's entry of a property, NULL when it has none. */
 const sd_bus_vtable *bus_vtable_property(const sd_bus_vtable *vtable, const char *name);
+
+/*
+ * Send a signal of ours, or keep it while signals are deferred. AddRequest, Update and Remove
+ * answer as soon as the decision is applied and written, then send the change signals they
+ * caused, in order: D-Bus keeps one sender's messages in order, so a client still sees every
+ * signal, right after its reply instead of before it (the round trip then costs one message
+ * routed by the bus before the reply, not three).
+ */
+int bus_send_signal(struct bus *b, sd_bus_message *m);
+void bus_defer_signals(struct bus *b);
+void bus_flush_signals(struct bus *b);
 
 /* Errors for manager return codes. */
 int bus_error_from_errno(sd_bus_error *error, int r, const char *fmt, ...) _printf_(3, 4);

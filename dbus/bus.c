@@ -106,8 +106,37 @@ int bus_emit_properties_changed(
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
         if (r >= 0)
-                r = sd_bus_send(b->bus, m, NULL);
+                r = bus_send_signal(b, m);
         return r;
+}
+
+int bus_send_signal(struct bus *b, sd_bus_message *m) {
+        if (b->deferring) {
+                if (b->n_deferred == b->allocated_deferred) {
+                        size_t n = b->allocated_deferred ? b->allocated_deferred * 2 : 8;
+                        sd_bus_message **v = realloc(b->deferred, n * sizeof(*v));
+                        if (!v)
+                                return sd_bus_send(b->bus, m, NULL); /* late beats lost */
+                        b->deferred = v;
+                        b->allocated_deferred = n;
+                }
+                b->deferred[b->n_deferred++] = sd_bus_message_ref(m);
+                return 0;
+        }
+        return sd_bus_send(b->bus, m, NULL);
+}
+
+void bus_defer_signals(struct bus *b) {
+        b->deferring = true;
+}
+
+void bus_flush_signals(struct bus *b) {
+        b->deferring = false;
+        for (size_t i = 0; i < b->n_deferred; i++) {
+                (void) sd_bus_send(b->bus, b->deferred[i], NULL);
+                sd_bus_message_unref(b->deferred[i]);
+        }
+        b->n_deferred = 0;
 }
 
 const sd_bus_vtable *bus_vtable_property(const sd_bus_vtable *vtable, const char *name) {
@@ -276,6 +305,8 @@ struct bus *bus_free(struct bus *b) {
                         device_data_free(b->manager->devices[i]);
                 manager_set_listener(b->manager, NULL, NULL);
         }
+        bus_flush_signals(b);
+        free(b->deferred);
         auth_checks_free_all(b);
         requests_free_all(b);
         clients_free_all(b);

@@ -421,6 +421,7 @@ static int method_add_request(sd_bus_message *m, void *userdata, sd_bus_error *e
         uint64_t value, timeout_ms = 0;
         enum df_qos_type type;
         struct request *q;
+        bool held;
         int r;
 
         r = sd_bus_message_read(m, "st", &type_name, &value);
@@ -441,10 +442,17 @@ static int method_add_request(sd_bus_message *m, void *userdata, sd_bus_error *e
         if (r <= 0)
                 return r < 0 ? r : 1;
 
+        /* Decide and write, reply, then announce: the change signals follow the reply
+         * (bus_send_signal() says why). */
+        held = device_changes_hold(bus_of(d), d);
         r = request_add(bus_of(d), m, d, type, value, reason, app, timeout_ms, error, &q);
-        if (r < 0)
-                return r;
-        return sd_bus_reply_method_return(m, "o", q->path);
+        if (r >= 0) {
+                r = sd_bus_reply_method_return(m, "o", q->path);
+                request_announce(q);
+        }
+        if (held)
+                device_changes_release(bus_of(d), 0);
+        return r;
 }
 
 static int method_get_statistics(sd_bus_message *m, void *userdata, sd_bus_error *error) {

@@ -367,7 +367,21 @@ static int emit_request_added(struct bus *b, struct request *q) {
         for (int i = 0; r >= 0 && i < 3; i++)
                 r = sd_bus_message_close_container(m);
         if (r >= 0)
-                r = sd_bus_send(b->bus, m, NULL);
+                r = bus_send_signal(b, m);
+        return r;
+}
+
+/* InterfacesRemoved, built while the request still exists (it may be sent after its reply). */
+static int emit_request_removed(struct bus *b, struct request *q) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = sd_bus_message_new_signal(
+                b->bus, &m, OBJECT_ROOT, "org.freedesktop.DBus.ObjectManager", "InterfacesRemoved");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "oas", q->path, 1, IFACE_REQUEST);
+        if (r >= 0)
+                r = bus_send_signal(b, m);
         return r;
 }
 
@@ -382,8 +396,6 @@ int request_add(
         struct request *q;
         uint64_t now = clock_now(CLOCK_BOOTTIME), now_realtime = clock_now(CLOCK_REALTIME);
         uint32_t uid = 0, pid = 0;
-        char f[DF_FREQ_STRING_MAX];
-        bool held;
         int r;
 
         if (!dd)
@@ -443,17 +455,13 @@ int request_add(
                 b->n_clients_with_requests++;
         link_request(q, dd);
 
-        /* The reply waits for this: the device is re-evaluated and written here. Its change
-         * signal waits too, to go out with Requests after InterfacesAdded. */
-        held = device_changes_hold(b, d);
+        /* The reply waits for this: the device is re-evaluated and written here. */
         r = manager_device_add_request(d, &q->qos, type, value);
         if (r >= 0 && timeout_ms)
                 r = lease_add(b, q);
         if (r < 0) {
                 if (df_qos_request_active(&q->qos))
                         (void) manager_device_remove_request(d, &q->qos);
-                if (held)
-                        device_changes_release(b, 0);
                 unlink_request(q, dd);
                 if (client->n_requests == 0)
                         b->n_clients_with_requests--;
@@ -463,22 +471,28 @@ int request_add(
                 return r;
         }
 
+        *ret = q;
+        return 0;
+}
+
+void request_announce(struct request *q) {
+        struct manager_device *d = q->device;
+        char f[DF_FREQ_STRING_MAX];
+        int r;
+
         log_info(
                 "%s: request %" PRIu64 " %s %s by %s (uid %" PRIu32 ", pid %" PRIu32 ")%s%s", d->name, q->id,
-                df_qos_type_to_string(type), type == DF_QOS_LATENCY ? "" : df_format_frequency(f, value),
-                sender, uid, pid, *reason ? ": " : "", reason);
-        if (type == DF_QOS_LATENCY)
-                log_debug("%s: request %" PRIu64 " latency %" PRIu64 " us", d->name, q->id, value);
-        r = emit_request_added(b, q);
+                df_qos_type_to_string(q->qos.type),
+                q->qos.type == DF_QOS_LATENCY ? "" : df_format_frequency(f, q->qos.value), q->client->name,
+                q->uid, q->pid, *q->reason ? ": " : "", q->reason);
+        if (q->qos.type == DF_QOS_LATENCY)
+                log_debug("%s: request %" PRIu64 " latency %" PRIu64 " us", d->name, q->id, q->qos.value);
+        r = emit_request_added(q->bus, q);
         if (r < 0)
                 log_debug_errno(
                         r, "%s: cannot send InterfacesAdded for request %" PRIu64 ": %m", d->name, q->id);
-        if (held)
-                device_changes_release(b, DEVICE_CHANGED_REQUESTS);
-        else
-                device_emit_changes(b, d, DEVICE_CHANGED_REQUESTS);
-        *ret = q;
-        return 0;
+        /* After InterfacesAdded, so that whoever sees Requests change can resolve the new one. */
+        device_emit_changes(q->bus, d, DEVICE_CHANGED_REQUESTS);
 }
 
 void request_drop(struct request *q, bool reevaluate) {
@@ -488,7 +502,7 @@ void request_drop(struct request *q, bool reevaluate) {
         struct client *client = q->client;
 
         /* InterfacesRemoved while the object can still be resolved. */
-        (void) sd_bus_emit_interfaces_removed(b->bus, q->path, IFACE_REQUEST, NULL);
+        (void) emit_request_removed(b, q);
         table_remove(b, q);
         lease_remove(b, q);
         unlink_request(q, dd);
@@ -653,6 +667,7 @@ static void emit_value_changed(struct request *q) {
 static int method_update(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         struct request *q = userdata;
         uint64_t value;
+        bool held;
         int r;
 
         r = sd_bus_message_read(m, "t", &value);
@@ -666,23 +681,39 @@ static int method_update(sd_bus_message *m, void *userdata, sd_bus_error *error)
                 return r;
         if (value == q->qos.value)
                 return sd_bus_reply_method_return(m, NULL);
+        held = device_changes_hold(q->bus, q->device);
         r = manager_device_update_request(q->device, &q->qos, value);
-        if (r < 0)
-                return r;
-        log_debug("%s: request %" PRIu64 " updated to %" PRIu64, q->device->name, q->id, value);
+        if (r >= 0)
+                r = sd_bus_reply_method_return(m, NULL);
+        /* The change signals follow the reply (bus_send_signal() says why). */
         emit_value_changed(q);
-        return sd_bus_reply_method_return(m, NULL);
+        if (held)
+                device_changes_release(q->bus, 0);
+        log_debug("%s: request %" PRIu64 " updated to %" PRIu64, q->device->name, q->id, value);
+        return r;
 }
 
 static int method_remove(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         struct request *q = userdata;
+        struct manager_device *d;
+        struct bus *b;
+        bool held;
         int r;
 
         r = check_owner(q, m, error);
         if (r < 0)
                 return r;
+        b = q->bus;
+        d = q->device;
+        held = device_changes_hold(b, d);
+        bus_defer_signals(b);
         request_drop(q, true);
-        return sd_bus_reply_method_return(m, NULL);
+        r = sd_bus_reply_method_return(m, NULL);
+        /* The change signals follow the reply (bus_send_signal() says why). */
+        bus_flush_signals(b);
+        if (held)
+                device_changes_release(b, 0);
+        return r;
 }
 
 const sd_bus_vtable request_vtable[] = {
