@@ -201,7 +201,9 @@ void device_publish(struct manager_device *d, bool full) {
         }
         *was = now;
         if (mask && l && l->device_changed)
-                l->device_changed(d->manager, d, mask, d->manager->listener_userdata);
+                l->device_changed(
+                        d->manager, d, full ? mask : mask | DEVICE_CHANGED_BY_POLL,
+                        d->manager->listener_userdata);
 }
 
 /* Someone may have switched the kernel governor: select userspace again and write at once. */

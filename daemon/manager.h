@@ -36,6 +36,9 @@ enum {
         DEVICE_CHANGED_MAX_FREQUENCY = 1u << 11,
         DEVICE_CHANGED_QOS_MAX_FREQUENCY = 1u << 12,
         DEVICE_CHANGED_QOS_LATENCY = 1u << 13,
+        /* Not a property: the change was found by a poll tick (the bus layer may coalesce it).
+         * Bit 30 is the bus layer's own (Requests). */
+        DEVICE_CHANGED_BY_POLL = 1u << 31,
         /* Each property on its own: a signal names only what changed (each costs the bus work). */
         DEVICE_CHANGED_RANGE = DEVICE_CHANGED_MIN_FREQUENCY | DEVICE_CHANGED_MAX_FREQUENCY,
         DEVICE_CHANGED_QOS = DEVICE_CHANGED_QOS_MIN_FREQUENCY | DEVICE_CHANGED_QOS_MAX_FREQUENCY |

@@ -32,6 +32,7 @@
 #define ACTION_CONFIGURE "org.devfreqd.devfreq1.configure"
 
 #define REQUEST_STRING_MAX 256
+#define CURRENT_FREQUENCY_COALESCE_USEC UINT64_C(100000)
 #define PENDING_CHECKS_MAX 64
 
 struct client;
@@ -65,6 +66,11 @@ struct device_data {
         size_t n_requests;
         char *path;
         bool announced; /* InterfacesAdded was sent (or the device predates the name) */
+        /* CurrentFrequency changes found by polling: signalled at most once per
+         * CURRENT_FREQUENCY_COALESCE_USEC, the last value always (see device_emit_changes()). */
+        uint64_t current_sent;
+        uint64_t current_sent_usec;
+        bool current_pending;
 };
 
 /* A bus connection that holds requests or waits for an authorization check. */
@@ -101,6 +107,8 @@ struct bus {
         void *lost_userdata;
         sd_bus_slot *disconnected;
         bool devices_changed; /* a device was added or removed since Devices was last announced */
+
+        sd_event_source *coalesce_timer; /* armed only while a CurrentFrequency signal is held back */
 
         /* While a request method is answered, its change signals wait for the reply. */
         bool deferring;
@@ -157,7 +165,7 @@ int request_node_enumerator(sd_bus *bus, const char *path, void *userdata, char 
 struct device_data *device_data_get(struct bus *b, struct manager_device *d);
 void device_data_free(struct manager_device *d);
 /* The bus layer's own change bit beside the manager's DEVICE_CHANGED_*: Requests (invalidated). */
-#define DEVICE_CHANGED_REQUESTS (1u << 31)
+#define DEVICE_CHANGED_REQUESTS (1u << 30)
 void device_emit_changes(struct bus *b, struct manager_device *d, unsigned mask);
 /* Hold the device's change signals while a request method changes it, so that the change and
  * Requests go out as one PropertiesChanged; false when something else already holds them.

@@ -307,6 +307,7 @@ struct bus *bus_free(struct bus *b) {
         }
         bus_flush_signals(b);
         free(b->deferred);
+        b->coalesce_timer = sd_event_source_disable_unref(b->coalesce_timer);
         auth_checks_free_all(b);
         requests_free_all(b);
         clients_free_all(b);

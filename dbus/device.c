@@ -606,16 +606,70 @@ static int emit_changed(struct bus *b, struct manager_device *d, const char *pat
                 b, path, IFACE_DEVICE, props, n, d, (mask & DEVICE_CHANGED_REQUESTS) ? "Requests" : NULL);
 }
 
+static int on_coalesce_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct bus *b = userdata;
+        struct manager *m = b->manager;
+
+        for (size_t i = 0; i < m->n_devices; i++) {
+                struct device_data *dd = m->devices[i]->bus_data;
+                if (dd && dd->current_pending)
+                        device_emit_changes(b, m->devices[i], DEVICE_CHANGED_CURRENT_FREQUENCY);
+        }
+        return 0;
+}
+
+/*
+ * A device polled every 10 ms may change its frequency at every tick: signalling each change
+ * would cost the daemon and every listener on the bus a message per tick and device. Changes
+ * found by polling are therefore signalled at once when none was in the last 100 ms, else held
+ * back and the latest value sent when the 100 ms are over (never a value already sent).
+ * Changes caused by methods and events are signalled at once. Returns the mask to send now.
+ */
+static unsigned coalesce_current(struct bus *b, struct manager_device *d, struct device_data *dd, unsigned mask) {
+        uint64_t now;
+        int r;
+
+        if (!(mask & DEVICE_CHANGED_CURRENT_FREQUENCY))
+                return mask;
+        now = clock_now(CLOCK_MONOTONIC);
+        if ((mask & DEVICE_CHANGED_BY_POLL) && now < dd->current_sent_usec + CURRENT_FREQUENCY_COALESCE_USEC) {
+                dd->current_pending = true;
+                if (!b->coalesce_timer) {
+                        r = sd_event_add_time(
+                                b->event, &b->coalesce_timer, CLOCK_MONOTONIC,
+                                dd->current_sent_usec + CURRENT_FREQUENCY_COALESCE_USEC, 1000,
+                                on_coalesce_timer, b);
+                        if (r < 0)
+                                return mask; /* cannot hold it back: send it now */
+                        (void) sd_event_source_set_description(b->coalesce_timer, "current-frequency");
+                } else if (sd_event_source_get_enabled(b->coalesce_timer, NULL) == 0) {
+                        (void) sd_event_source_set_time(
+                                b->coalesce_timer, dd->current_sent_usec + CURRENT_FREQUENCY_COALESCE_USEC);
+                        (void) sd_event_source_set_enabled(b->coalesce_timer, SD_EVENT_ONESHOT);
+                }
+                return mask & ~DEVICE_CHANGED_CURRENT_FREQUENCY;
+        }
+        dd->current_pending = false;
+        if (manager_device_current_frequency(d) == dd->current_sent && dd->current_sent_usec > 0)
+                return mask & ~DEVICE_CHANGED_CURRENT_FREQUENCY; /* back where the last signal left it */
+        dd->current_sent = manager_device_current_frequency(d);
+        dd->current_sent_usec = now;
+        return mask;
+}
+
 void device_emit_changes(struct bus *b, struct manager_device *d, unsigned mask) {
         struct device_data *dd;
         int r;
 
         if (b->batch_device == d) {
-                b->batch_mask |= mask;
+                b->batch_mask |= mask & ~DEVICE_CHANGED_BY_POLL;
                 return;
         }
         dd = device_data_get(b, d);
-        if (!dd || mask == 0)
+        if (!dd)
+                return;
+        mask = coalesce_current(b, d, dd, mask) & ~DEVICE_CHANGED_BY_POLL;
+        if (mask == 0)
                 return;
         r = emit_changed(b, d, dd->path, mask);
         if (r < 0)
