@@ -14,7 +14,7 @@
 
 /* --- errors ---------------------------------------------------------------------------------- */
 
-static void vmessage(const char *subject, const char *fmt, va_list ap) {
+static _printf_(2, 0) void vmessage(const char *subject, const char *fmt, va_list ap) {
         fprintf(stderr, "%s: ", program_invocation_short_name);
         if (subject)
                 fprintf(stderr, "%s: ", subject);
