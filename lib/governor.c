@@ -149,3 +149,11 @@ int df_load_percent(uint64_t busy, uint64_t total) {
                 return 100;
         return (int) ((unsigned __int128) busy * 100 / total);
 }
+
+uint32_t df_governor_dbs_load(uint32_t *prev_load, const struct df_governor_input *in) {
+        int r = df_load_percent(in->busy, in->total);
+
+        if (r >= 0)
+                *prev_load = (uint32_t) r;
+        return *prev_load;
+}

@@ -144,3 +144,9 @@ int df_simple_ondemand_target(
 
 /* Busy percentage of a sample, 0-100 (busy above total counts as 100); -EINVAL if total is 0. */
 int df_load_percent(uint64_t busy, uint64_t total);
+
+/*
+ * kernel: dbs_update()'s load for ondemand and conservative: the sample's busy percentage, kept
+ * in *prev_load; a zero total (no time elapsed) reuses the previous load.
+ */
+uint32_t df_governor_dbs_load(uint32_t *prev_load, const struct df_governor_input *in);

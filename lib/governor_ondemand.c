@@ -43,16 +43,11 @@ static uint64_t ondemand_get_target(struct df_governor *g, const struct df_gover
         uint32_t sdf = g->tunables[TUNABLE_SAMPLING_DOWN_FACTOR];
         uint64_t lo, hi, next;
         uint32_t load;
-        int r;
 
         if (!in->has_sample || in->n_points == 0)
                 return in->current;
 
-        /* A zero total has no load of its own: the previous one stands (time_elapsed == 0). */
-        r = df_load_percent(in->busy, in->total);
-        if (r >= 0)
-                g->state.ondemand.prev_load = (uint32_t) r;
-        load = g->state.ondemand.prev_load;
+        load = df_governor_dbs_load(&g->state.ondemand.prev_load, in);
 
         if (in->current == top_point(in)) {
                 if (++g->state.ondemand.skip < sdf)
