@@ -169,7 +169,11 @@ int cmd_status(struct ctl *c) {
                 format_frequency_cell(&t, ps, "CurrentFrequency");
                 format_frequency_cell(&t, ps, "MinFrequency");
                 format_frequency_cell(&t, ps, "MaxFrequency");
-                table_add(&t, "%" PRIu64 "%%", props_num(ps, "Load"));
+                /* Only a polling device has a load: "-" for the others, not a misleading 0 %. */
+                if (props_num(ps, "PollingInterval") > 0)
+                        table_add(&t, "%" PRIu64 "%%", props_num(ps, "Load"));
+                else
+                        table_add(&t, "-");
                 table_add(&t, "%zu", requests ? requests->n : 0);
         }
         status = table_print(&t);

@@ -85,6 +85,7 @@ is "status exits 0" "$rc" 0
 like "status: the header" "$out" '^NAME +KIND +MODE +GOVERNOR +CURRENT +MIN +MAX +LOAD +REQUESTS'
 like "status: gpu's row" "$out" $'\ngpu +devfreq +govern +simple_ondemand +800 MHz +200 MHz +800 MHz +0% +0\n'
 like "status: dmc in clamp mode" "$out" $'\ndmc +devfreq +clamp +'
+like "status: a device that does not poll has no load" "$out" $'\ndmc +devfreq +clamp +[^\n]* - +[0-9]+\n'
 is "status: a line per device and the header" "$(wc -l <<<"$out")" 5
 ctl
 is "no command is status" "$out" "$("$devfreqctl" status)"
@@ -220,7 +221,7 @@ check "requests --json is valid JSON" valid_json
 is "requests --json: the request" "$(py 'r = d[0]; print(len(d), r["Path"], r["DeviceName"], r["Type"], r["Value"], r["PID"], r["Reason"])')" \
         "1 $path gpu min-frequency 600000000 $request_pid integration test"
 ctl status
-like "status counts the request" "$out" $'\ngpu +devfreq +govern +userspace +600 MHz +600 MHz +800 MHz +0% +1\n'
+like "status counts the request" "$out" $'\ngpu +devfreq +govern +userspace +600 MHz +600 MHz +800 MHz +- +1\n'
 ctl show gpu
 check "show lists the request by id" show_line Requests "$id"
 
