@@ -403,6 +403,21 @@ static int switch_governor(struct manager_device *d, const struct df_governor_op
         return 0;
 }
 
+static bool kernel_offers(struct manager_device *d, const char *name) {
+        char **v = NULL;
+        size_t n = 0;
+        bool found = false;
+
+        if (df_node_kernel_governors(d->node, &v, &n) < 0)
+                return false;
+        for (size_t i = 0; i < n; i++) {
+                found = found || streq(v[i], name);
+                free(v[i]);
+        }
+        free(v);
+        return found;
+}
+
 /* Clamp mode: the kernel's governor, checked against the node's list, written at once. */
 int manager_device_set_governor_kernel(struct manager_device *d, const char *name) {
         char current[DF_ATTR_VALUE_MAX];
@@ -410,9 +425,16 @@ int manager_device_set_governor_kernel(struct manager_device *d, const char *nam
 
         if (df_node_kernel_governor(d->node, current, sizeof(current)) >= 0 && streq(current, name))
                 return 0;
+        if (!kernel_offers(d, name))
+                return -ENOPKG; /* not offered: nothing written */
         r = df_node_set_kernel_governor(d->node, name);
-        if (r < 0)
+        if (r < 0) {
+                /* The write itself failed: like every failed write, in LastError and the log. */
+                write_failed(d, r);
+                device_publish(d, false);
+                manager_detach_vanished_later(d->manager);
                 return r;
+        }
         log_info("%s: kernel governor set to %s", d->name, name);
         return 1;
 }

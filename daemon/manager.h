@@ -182,8 +182,9 @@ int manager_device_update_request(struct manager_device *d, struct df_qos_reques
 int manager_device_remove_request(struct manager_device *d, struct df_qos_request *req);
 
 /*
- * -EINVAL: unknown governor (govern) or not offered by the kernel (clamp); -ENOMEDIUM: the
- * governor needs a load source the device lacks; clamp mode: the write's errno (nothing changed).
+ * -EINVAL: unknown governor (govern); -ENOPKG: not offered by the kernel (clamp); -ENOMEDIUM:
+ * the governor needs a load source the device lacks; -ENOLINK: passive without a parent; clamp
+ * mode: the write's errno (nothing changed; LastError and the log say why).
  */
 int manager_device_set_governor(struct manager_device *d, const char *name);
 /* -EOPNOTSUPP unless govern mode under the userspace governor. */

@@ -250,7 +250,7 @@ static int method_set_governor(sd_bus_message *m, void *userdata, sd_bus_error *
                 return r < 0 ? r : 1;
 
         r = manager_device_set_governor(d, name);
-        if (r == -EINVAL && d->dev->mode == DF_MODE_CLAMP)
+        if (r == -ENOPKG && d->dev->mode == DF_MODE_CLAMP)
                 return sd_bus_error_setf(
                         error, ERROR_INVALID_GOVERNOR,
                         "The kernel does not offer governor '%s' for %s (see AvailableGovernors)", name,

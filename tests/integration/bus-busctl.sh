@@ -13,18 +13,13 @@ cat >"$tmp/devfreqd.conf" <<EOF
 [daemon]
 autodiscover = no
 
-[device gpu]
-path = /sys/class/devfreq/ff9a0000.gpu
-mode = govern
-governor = userspace
+$(gpu_userspace_section)
 load = counters:/sys/devices/platform/ff9a0000.gpu/busy
 opp = 200MHz 825mV latency=2ms
 opp = 400MHz 900mV latency=1ms
 opp = 800MHz 1050mV latency=200us
 
-[device dmc]
-path = /sys/class/devfreq/dmc
-mode = clamp
+$(dmc_clamp_section)
 
 [device gpu-tick]
 path = /sys/class/devfreq/gpu0
@@ -278,6 +273,8 @@ contains "the DeviceFailed message names the attribute" "$(errors_since)" "$dmc/
 rm "$root/fakekernel.faults"
 is "the failed write changed nothing in sysfs" "$(kread $dmc/governor)" "performance"
 is "the failed write changed nothing on the bus" "$(dget dmc Governor)" "performance"
+contains "the failed write is in LastError, like every failed write" "$(dget dmc LastError)" \
+        "governor: Device or resource busy"
 is "SetGovernor on a cpufreq policy in clamp mode" "$(dcall cpu0 SetGovernor s powersave)" ""
 is "scaling_governor was written" "$(kread $policy0/scaling_governor)" "powersave"
 
