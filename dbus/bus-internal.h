@@ -126,6 +126,8 @@ struct bus {
         size_t n_leases;
         size_t allocated_leases;
         sd_event_source *lease_timer;
+        size_t peak_requests;  /* the most live at once since the heap was last trimmed */
+        sd_event_source *trim; /* a pending malloc_trim() after the last request went */
 
         /* clients */
         struct client *clients;

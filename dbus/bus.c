@@ -308,6 +308,7 @@ struct bus *bus_free(struct bus *b) {
         bus_flush_signals(b);
         free(b->deferred);
         b->coalesce_timer = sd_event_source_disable_unref(b->coalesce_timer);
+        b->trim = sd_event_source_disable_unref(b->trim);
         auth_checks_free_all(b);
         requests_free_all(b);
         clients_free_all(b);

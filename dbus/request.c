@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -454,6 +455,7 @@ int request_add(
         if (client->n_requests == 0)
                 b->n_clients_with_requests++;
         link_request(q, dd);
+        b->peak_requests = MAX(b->peak_requests, b->n_requests);
 
         /* The reply waits for this: the device is re-evaluated and written here. */
         r = manager_device_add_request(d, &q->qos, type, value);
@@ -495,6 +497,25 @@ void request_announce(struct request *q) {
         device_emit_changes(q->bus, d, DEVICE_CHANGED_REQUESTS);
 }
 
+static int on_trim(sd_event_source *s, void *userdata) {
+        struct bus *b = userdata;
+
+        b->trim = sd_event_source_disable_unref(b->trim);
+        /* The heap held every request of a burst; hand back what the last one left free. */
+        (void) malloc_trim(0);
+        return 0;
+}
+
+/* Once the last request is gone after a burst of them, give the freed memory back to the system,
+ * from the event loop (a client leaving drops all its requests at once). */
+static void memory_trim_later(struct bus *b) {
+        if (b->trim || b->peak_requests < 256)
+                return;
+        b->peak_requests = 0;
+        if (sd_event_add_defer(b->event, &b->trim, on_trim, b) < 0)
+                b->trim = NULL;
+}
+
 void request_drop(struct request *q, bool reevaluate) {
         struct bus *b = q->bus;
         struct manager_device *d = q->device;
@@ -522,6 +543,8 @@ void request_drop(struct request *q, bool reevaluate) {
         log_debug("%s: request %" PRIu64 " removed", d->name, q->id);
         request_free(q);
         client_release_if_unused(client);
+        if (b->n_requests == 0)
+                memory_trim_later(b);
 }
 
 void requests_free_all(struct bus *b) {
