@@ -272,15 +272,7 @@ static int watch(struct monitor *m) {
                         bus, NULL, BUS_NAME, OBJECT_ROOT, IFACE_OBJECT_MANAGER, "InterfacesRemoved",
                         on_interfaces_removed, m);
         if (r >= 0)
-                r = sd_bus_add_match(
-                        bus, NULL,
-                        "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                        "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" BUS_NAME "'",
-                        on_name_owner_changed, m);
-        if (r >= 0)
-                r = sd_bus_match_signal(
-                        bus, NULL, "org.freedesktop.DBus.Local", "/org/freedesktop/DBus/Local",
-                        "org.freedesktop.DBus.Local", "Disconnected", on_disconnected, m);
+                r = ctl_watch_daemon(m->c, on_name_owner_changed, on_disconnected, m);
         return r;
 }
 

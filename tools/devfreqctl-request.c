@@ -82,15 +82,7 @@ static int watch(struct holder *h) {
                 bus, NULL, BUS_NAME, OBJECT_ROOT, IFACE_OBJECT_MANAGER, "InterfacesRemoved",
                 on_interfaces_removed, h);
         if (r >= 0)
-                r = sd_bus_add_match(
-                        bus, NULL,
-                        "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                        "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" BUS_NAME "'",
-                        on_name_owner_changed, h);
-        if (r >= 0)
-                r = sd_bus_match_signal(
-                        bus, NULL, "org.freedesktop.DBus.Local", "/org/freedesktop/DBus/Local",
-                        "org.freedesktop.DBus.Local", "Disconnected", on_disconnected, h);
+                r = ctl_watch_daemon(h->c, on_name_owner_changed, on_disconnected, h);
         if (r < 0)
                 return ctl_fail(NULL, "cannot watch the bus: %s", strerror(-r)), -1;
         return 0;

@@ -113,6 +113,23 @@ int ctl_get_all(struct ctl *c, const char *subject, const char *path, const char
         return 0;
 }
 
+int ctl_watch_daemon(
+        struct ctl *c, sd_bus_message_handler_t on_name_owner_changed,
+        sd_bus_message_handler_t on_disconnected, void *userdata) {
+        int r;
+
+        r = sd_bus_add_match(
+                c->bus, NULL,
+                "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" BUS_NAME "'",
+                on_name_owner_changed, userdata);
+        if (r >= 0)
+                r = sd_bus_match_signal(
+                        c->bus, NULL, "org.freedesktop.DBus.Local", "/org/freedesktop/DBus/Local",
+                        "org.freedesktop.DBus.Local", "Disconnected", on_disconnected, userdata);
+        return r;
+}
+
 /* Resolve the device, call one of its methods, report a refusal: the exit status. */
 static int call_device(struct ctl *c, const char *name, const char *member, const char *types, ...) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;

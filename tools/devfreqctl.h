@@ -81,6 +81,11 @@ int ctl_fail(const char *subject, const char *fmt, ...) _printf_(2, 3);
 int ctl_usage(const char *fmt, ...) _printf_(1, 2);
 int ctl_device_path(struct ctl *c, const char *name, char **ret);
 int ctl_get_all(struct ctl *c, const char *subject, const char *path, const char *iface, struct props *ret);
+/* Matches for the daemon's name changing owner (NameOwnerChanged, arg0 BUS_NAME: it came or left)
+ * and for the connection's end (Disconnected), both to `userdata`, for as long as the bus lives. */
+int ctl_watch_daemon(
+        struct ctl *c, sd_bus_message_handler_t on_name_owner_changed,
+        sd_bus_message_handler_t on_disconnected, void *userdata);
 int ctl_parse_request_type(const char *s, const char **ret_type);
 int ctl_parse_request_value(const char *type, const char *s, uint64_t *ret);
 

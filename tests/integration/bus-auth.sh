@@ -11,26 +11,19 @@ cat >"$tmp/devfreqd.conf" <<EOF
 [daemon]
 autodiscover = no
 
-[device gpu]
-path = /sys/class/devfreq/ff9a0000.gpu
-mode = govern
-governor = userspace
+$(gpu_userspace_section)
 initial-frequency = 200MHz
 opp = 200MHz latency=2ms
 opp = 400MHz latency=1ms
 opp = 800MHz latency=200us
 
-[device dmc]
-path = /sys/class/devfreq/dmc
-mode = clamp
+$(dmc_clamp_section)
 EOF
 start_strict_bus
 start_daemon
 
 p_gpu=$(dev_path gpu)
 p_dmc=$(dev_path dmc)
-denied=org.freedesktop.DBus.Error.AccessDenied
-nb() { "${as_nobody[@]}" busctl --address="$bus_address" "$@"; }
 
 # reload_with TEXT: a drop-in with TEXT (or none, when empty), then Reload as root.
 reload_with() {
@@ -60,7 +53,7 @@ read_all() { # read_all OBJECT INTERFACE PROPERTY...: every property as nobody, 
         for p in "$@"; do
                 [[ $p == Load || $p == TransitionCount ]] && continue # they move on their own
                 mine=$(getp "$obj" "$iface" "$p")
-                theirs=$(nb get-property "$name" "$obj" "$iface" "$p" 2>&1) || bad+=" $p($theirs)"
+                theirs=$(nobody_busctl get-property "$name" "$obj" "$iface" "$p" 2>&1) || bad+=" $p($theirs)"
                 [[ $mine == "$theirs" ]] || bad+=" $p($theirs != $mine)"
         done
         if [[ -z $bad ]]; then ok "nobody reads every property of $iface on $obj"; else
@@ -81,18 +74,18 @@ read_every "$req" "$request_iface"
 read_every "$logcontrol_path" "$logcontrol_iface"
 is "the properties read are the expected ones" \
         "$(props "$p_gpu" "$device_iface" | wc -l) $(props "$req" "$request_iface" | wc -l)" "21 10"
-intro=$(nb introspect "$name" "$p_gpu" "$device_iface")
+intro=$(nobody_busctl introspect "$name" "$p_gpu" "$device_iface")
 like "nobody introspects a device, with values" "$intro" "\.QosMinFrequency +property +t +400000000 +emits-change"
-like "nobody introspects a request, with values" "$(nb introspect "$name" "$req" "$request_iface")" \
+like "nobody introspects a request, with values" "$(nobody_busctl introspect "$name" "$req" "$request_iface")" \
         "\.Reason +property +s +\"root\" +const"
-is "nobody calls ListDevices" "$(nb call "$name" "$manager_path" "$manager_iface" ListDevices)" \
+is "nobody calls ListDevices" "$(nobody_busctl call "$name" "$manager_path" "$manager_iface" ListDevices)" \
         "a(so) 2 \"dmc\" \"$p_dmc\" \"gpu\" \"$p_gpu\""
-is "nobody calls GetDevice" "$(nb call "$name" "$manager_path" "$manager_iface" GetDevice s gpu)" "o \"$p_gpu\""
-like "nobody calls GetStatistics" "$(nb call "$name" "$p_dmc" "$device_iface" GetStatistics)" \
+is "nobody calls GetDevice" "$(nobody_busctl call "$name" "$manager_path" "$manager_iface" GetDevice s gpu)" "o \"$p_gpu\""
+like "nobody calls GetStatistics" "$(nobody_busctl call "$name" "$p_dmc" "$device_iface" GetStatistics)" \
         "^atataatt 4 200000000 400000000 666000000 800000000 4 "
 like "nobody calls GetManagedObjects" \
-        "$(nb call "$name" "$manager_path" org.freedesktop.DBus.ObjectManager GetManagedObjects)" "\"$req\""
-like "nobody lists the tree" "$(nb tree "$name")" "$manager_path/request/"
+        "$(nobody_busctl call "$name" "$manager_path" org.freedesktop.DBus.ObjectManager GetManagedObjects)" "\"$req\""
+like "nobody lists the tree" "$(nobody_busctl tree "$name")" "$manager_path/request/"
 
 # ================================================================================ changing is not
 deny_all() { # deny_all LABEL: every changing method, as nobody, is AccessDenied and changes nothing
@@ -118,9 +111,9 @@ deny_all() { # deny_all LABEL: every changing method, as nobody, is AccessDenied
 }
 deny_all "default configuration"
 fails "busctl as nobody: SetGovernor is refused" "Call failed: Access denied" \
-        nb call "$name" "$p_gpu" "$device_iface" SetGovernor s performance
+        nobody_busctl call "$name" "$p_gpu" "$device_iface" SetGovernor s performance
 fails "busctl as nobody: AddRequest is refused" "Call failed: Access denied" \
-        nb call "$name" "$p_gpu" "$device_iface" AddRequest 'sta{sv}' min-frequency 800000000 0
+        nobody_busctl call "$name" "$p_gpu" "$device_iface" AddRequest 'sta{sv}' min-frequency 800000000 0
 like "nobody may not set LogLevel" \
         "$(nobody_gdbus "$logcontrol_path" org.freedesktop.DBus.Properties.Set "$logcontrol_iface" LogLevel "<'err'>")" \
         "^$denied: Only root may change the log settings"
@@ -135,7 +128,7 @@ deny_all "groups of other users"
 
 # ================================================================================ request-groups
 reload_with $'[daemon]\nrequest-groups = nogroup'
-out=$(nb call "$name" "$p_gpu" "$device_iface" AddRequest 'sta{sv}' max-frequency 200000000 1 reason s nobody)
+out=$(nobody_busctl call "$name" "$p_gpu" "$device_iface" AddRequest 'sta{sv}' max-frequency 200000000 1 reason s nobody)
 like "request-groups = nogroup: nobody's AddRequest succeeds" "$out" "^o \"$manager_path/request/[1-9][0-9]*\"$"
 client_start N "${as_nobody[@]}"
 out=$(client_cmd N add gpu max-frequency 200000000)
@@ -160,7 +153,7 @@ is "request-groups: the governor is unchanged" "$(dget gpu Governor)" "userspace
 reload_with $'[daemon]\nallow-groups = nogroup'
 is "allow-groups = nogroup: nobody's SetGovernor succeeds" "$(nobody_gdbus "$p_gpu" "$device_iface.SetGovernor" performance)" "()"
 is "the governor changed" "$(dget gpu Governor)" "performance"
-is "busctl as nobody: SetGovernor succeeds" "$(nb call "$name" "$p_gpu" "$device_iface" SetGovernor s userspace)" ""
+is "busctl as nobody: SetGovernor succeeds" "$(nobody_busctl call "$name" "$p_gpu" "$device_iface" SetGovernor s userspace)" ""
 is "nobody's SetFrequency succeeds" "$(nobody_gdbus "$p_gpu" "$device_iface.SetFrequency" 800000000)" "()"
 is "and is applied" "$(kread $gpu/cur_freq)" "800000000"
 is "nobody's SetOperatingPoint succeeds" "$(nobody_gdbus "$p_gpu" "$device_iface.SetOperatingPoint" 200000000 false)" "()"

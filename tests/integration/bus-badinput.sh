@@ -11,10 +11,7 @@ cat >"$tmp/devfreqd.conf" <<EOF
 [daemon]
 autodiscover = no
 
-[device gpu]
-path = /sys/class/devfreq/ff9a0000.gpu
-mode = govern
-governor = userspace
+$(gpu_userspace_section)
 initial-frequency = 400MHz
 opp = 200MHz latency=2ms
 opp = 400MHz latency=1ms
@@ -27,9 +24,7 @@ governor = simple_ondemand
 polling-interval = 1s
 load = counters:/sys/devices/platform/gpu0/busy
 
-[device dmc]
-path = /sys/class/devfreq/dmc
-mode = clamp
+$(dmc_clamp_section)
 EOF
 start_bus
 start_daemon

@@ -14,15 +14,10 @@ request-groups = nogroup
 max-requests-per-client = 1000
 max-requests = 2000
 
-[device gpu]
-path = /sys/class/devfreq/ff9a0000.gpu
-mode = govern
-governor = userspace
+$(gpu_userspace_section)
 initial-frequency = 200MHz
 
-[device dmc]
-path = /sys/class/devfreq/dmc
-mode = clamp
+$(dmc_clamp_section)
 EOF
 # Unprivileged clients must reach the bus socket.
 chmod 755 "$tmp"

@@ -10,6 +10,7 @@ manager_iface=org.devfreqd.Devfreq1.Manager
 device_iface=org.devfreqd.Devfreq1.Device
 request_iface=org.devfreqd.Devfreq1.Request
 error_prefix=org.devfreqd.Devfreq1.Error
+denied=org.freedesktop.DBus.Error.AccessDenied
 logcontrol_path=/org/freedesktop/LogControl1
 logcontrol_iface=org.freedesktop.LogControl1
 
@@ -18,10 +19,6 @@ if ! "$PYTHON3" -c 'import dbus' 2>/dev/null; then
         echo "1..0 # SKIP python3-dbus is not installed"
         exit 0
 fi
-
-# The sanitizer build is several times slower: deadlines grow with it (they are ends, not timings).
-slow=1
-[[ ${DF_SANITIZERS:-no} == yes ]] && slow=4
 
 # dev_path NAME: the device's object path, its label escaped as sd_bus_path_encode() does.
 dev_path() {
@@ -174,17 +171,28 @@ monitor_flush() {
 }
 pings_above() { (($(grep -c '"member":"Ping"' "$tmp/monitor.json") > $1)); }
 
+# monitor_py CODE [ARGS...]: python CODE, with ARGS in sys.argv, over the messages since the mark:
+# `messages`, each line of the log parsed from JSON (a line that is not JSON left out).
+monitor_py() {
+        local code=$1
+        shift
+        monitor_since | "$PYTHON3" -c '
+import json, sys
+messages = []
+for line in sys.stdin:
+    try:
+        messages.append(json.loads(line))
+    except ValueError:
+        continue
+'"$code" "$@"
+}
+
 # changes [PATH]: the PropertiesChanged signals since the mark, one a line:
 #   PATH INTERFACE Name=JSON_VALUE ... | invalidated: Name ...
 changes() {
-        monitor_since | "$PYTHON3" -c '
-import json, sys
+        monitor_py '
 want = sys.argv[1] if len(sys.argv) > 1 else None
-for line in sys.stdin:
-    try:
-        m = json.loads(line)
-    except ValueError:
-        continue
+for m in messages:
     if m.get("type") != "signal" or m.get("member") != "PropertiesChanged":
         continue
     if want and m["path"] != want:
@@ -199,13 +207,8 @@ for line in sys.stdin:
 
 # signals MEMBER: the signals of that member since the mark, as "PATH JSON_PAYLOAD".
 signals() {
-        monitor_since | "$PYTHON3" -c '
-import json, sys
-for line in sys.stdin:
-    try:
-        m = json.loads(line)
-    except ValueError:
-        continue
+        monitor_py '
+for m in messages:
     if m.get("type") == "signal" and m.get("member") == sys.argv[1]:
         print(m["path"], json.dumps(m["payload"]["data"], separators=(",", ":")))
 ' "$1"
@@ -213,13 +216,8 @@ for line in sys.stdin:
 
 # errors_since: the error replies since the mark, as "ERROR_NAME MESSAGE".
 errors_since() {
-        monitor_since | "$PYTHON3" -c '
-import json, sys
-for line in sys.stdin:
-    try:
-        m = json.loads(line)
-    except ValueError:
-        continue
+        monitor_py '
+for m in messages:
     if m.get("type") == "error":
         print(m["error_name"], *m["payload"]["data"][:1])
 '
@@ -286,15 +284,13 @@ start_strict_bus() {
   <include>$top_srcdir/dbus/org.devfreqd.Devfreq1.conf</include>
 </busconfig>
 EOC
-        dbus-daemon --config-file="$tmp/bus.conf" --nofork --nopidfile --print-address=3 3>"$tmp/bus.address" &
-        bus_pid=$!
-        track $bus_pid
-        wait_until 5 test -s "$tmp/bus.address" || { echo "Bail out! dbus-daemon did not start"; exit 1; }
-        bus_address=$(head -n1 "$tmp/bus.address")
-        export DBUS_SYSTEM_BUS_ADDRESS=$bus_address DBUS_SESSION_BUS_ADDRESS=$bus_address
+        spawn_bus
 }
 
 as_nobody=(setpriv --reuid nobody --regid nogroup --clear-groups)
+
+# nobody_busctl ARGS...: busctl on the bus as nobody.
+nobody_busctl() { "${as_nobody[@]}" busctl --address="$bus_address" "$@"; }
 
 # nobody_gdbus OBJECT METHOD ARGS...: gdbus call as nobody; prints the reply, or the error as
 # "ERROR_NAME: MESSAGE" (gdbus's own prefixes and hints removed).

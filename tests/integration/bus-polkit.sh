@@ -17,28 +17,21 @@ cat >"$tmp/devfreqd.conf" <<EOF
 autodiscover = no
 request-groups = nogroup
 
-[device gpu]
-path = /sys/class/devfreq/ff9a0000.gpu
-mode = govern
-governor = userspace
+$(gpu_userspace_section)
 initial-frequency = 200MHz
 
-[device dmc]
-path = /sys/class/devfreq/dmc
-mode = clamp
+$(dmc_clamp_section)
 EOF
 start_strict_bus
 start_daemon
 
 p_gpu=$(dev_path gpu)
 p_dmc=$(dev_path dmc)
-denied=org.freedesktop.DBus.Error.AccessDenied
 polkit=org.freedesktop.PolicyKit1
 authority=/org/freedesktop/PolicyKit1/Authority
 a_request=org.devfreqd.devfreq1.request
 a_governor=org.devfreqd.devfreq1.set-governor
 a_configure=org.devfreqd.devfreq1.configure
-nb() { "${as_nobody[@]}" busctl --address="$bus_address" "$@"; }
 
 # mock METHOD [SIGNATURE ARGS...]: the polkit stand-in's control interface.
 mock() {
@@ -58,9 +51,26 @@ polkit_stop() {
         wait "$polkit_pid" 2>/dev/null || true
 }
 has_hanging() { [[ $(mock HaveHangingCalls) == "b true" ]]; }
+# hang_add_request TYPE VALUE: nobody's AddRequest on gpu in the background, for the polkit stand-in
+# to hang; busctl's output in $tmp/hang.out. hang_pid is busctl's own (setpriv execs it), not a
+# subshell's, for kill and wait_status.
+hang_add_request() {
+        "${as_nobody[@]}" busctl --address="$bus_address" --timeout=$((60 * slow)) call "$name" "$p_gpu" "$device_iface" \
+                AddRequest 'sta{sv}' "$1" "$2" 0 >"$tmp/hang.out" 2>&1 &
+        hang_pid=$!
+        track $hang_pid
+}
+
+# hang_wait: wait for that busctl to end; hang_status is its exit status.
+hang_wait() {
+        set +e
+        wait "$hang_pid"
+        hang_status=$?
+        set -e
+}
 
 # ================================================================================ before polkit
-out=$(nb call "$name" "$p_gpu" "$device_iface" AddRequest 'sta{sv}' min-frequency 0 0)
+out=$(nobody_busctl call "$name" "$p_gpu" "$device_iface" AddRequest 'sta{sv}' min-frequency 0 0)
 like "without polkit, request-groups lets nobody add a request" "$out" "^o \"$manager_path/request/"
 like "without polkit, nobody's SetGovernor is refused by groups" \
         "$(nobody_gdbus "$p_gpu" "$device_iface.SetGovernor" performance)" "^$denied: .*polkit is not running"
@@ -78,7 +88,7 @@ dcall gpu SetGovernor s userspace
 
 # ================================================================================ answers
 mock SetAllowed as 1 "$a_request"
-out=$(nb call "$name" "$p_gpu" "$device_iface" AddRequest 'sta{sv}' min-frequency 800000000 0)
+out=$(nobody_busctl call "$name" "$p_gpu" "$device_iface" AddRequest 'sta{sv}' min-frequency 800000000 0)
 like "an allowed action succeeds (AddRequest)" "$out" "^o \"$manager_path/request/[1-9][0-9]*\"$"
 client_start N "${as_nobody[@]}"
 out=$(client_cmd N add gpu min-frequency 800000000)
@@ -105,7 +115,7 @@ is "nothing was changed by the denied calls" "$(dget gpu Governor) $(dget gpu Av
 mock SetAllowed as 2 "$a_governor" "$a_configure"
 is "allowed now: SetGovernor" "$(nobody_gdbus "$p_gpu" "$device_iface.SetGovernor" powersave)" "()"
 is "the governor changed" "$(dget gpu Governor)" "powersave"
-is "allowed now: SetGovernor back" "$(nb call "$name" "$p_gpu" "$device_iface" SetGovernor s userspace)" ""
+is "allowed now: SetGovernor back" "$(nobody_busctl call "$name" "$p_gpu" "$device_iface" SetGovernor s userspace)" ""
 is "allowed now: SetFrequency" "$(nobody_gdbus "$p_gpu" "$device_iface.SetFrequency" 600000000)" "()"
 is "and it is applied above the floor" "$(dget gpu CurrentFrequency)" "600000000"
 is "allowed now: SetOperatingPoint" "$(nobody_gdbus "$p_gpu" "$device_iface.SetOperatingPoint" 300000000 false)" "()"
@@ -118,13 +128,10 @@ is "the held request survived all that" "$(getv "$nreq" "$request_iface" Value)"
 # ================================================================================ a hanging check
 mock SetAllowed as 1 "$a_request"
 mock SimulateHangActions as 1 "$a_request"
-"${as_nobody[@]}" busctl --address="$bus_address" --timeout=$((60 * slow)) call "$name" "$p_gpu" "$device_iface" \
-        AddRequest 'sta{sv}' max-frequency 400000000 0 >"$tmp/hang.out" 2>&1 &
-hang_pid=$!
-track $hang_pid
+hang_add_request max-frequency 400000000
 check "the check of nobody's AddRequest hangs in polkit" wait_until $((10 * slow)) has_hanging
 is "meanwhile another client's GetDevice is answered" "$(mcall GetDevice s gpu)" "o \"$p_gpu\""
-is "meanwhile nobody's GetDevice is answered" "$(nb call "$name" "$manager_path" "$manager_iface" GetDevice s dmc)" \
+is "meanwhile nobody's GetDevice is answered" "$(nobody_busctl call "$name" "$manager_path" "$manager_iface" GetDevice s dmc)" \
         "o \"$p_dmc\""
 like "meanwhile another polkit check is answered" "$(nobody_gdbus "$p_gpu" "$device_iface.SetGovernor" performance)" \
         "^$denied: polkit denied $a_governor"
@@ -132,35 +139,23 @@ is "meanwhile root's calls are served" "$(dcall gpu SetFrequency t 800000000)" "
 check "the hanging call has no reply yet" kill -0 "$hang_pid"
 is "and no request yet" "$(dget gpu QosMaxFrequency)" "18446744073709551615"
 mock ReleaseHangingCalls
-set +e
-wait "$hang_pid"
-hang_status=$?
-set -e
+hang_wait
 is "ReleaseHangingCalls completes the first call" "$hang_status" "0"
 like "with the request's path" "$(cat "$tmp/hang.out")" "^o \"$manager_path/request/[1-9][0-9]*\"$"
 check "the daemon logged the request" grep -q "gpu: request [0-9]* max-frequency 400 MHz by" "$daemon_log"
 
 # The same hang, denied on release.
 mock SetAllowed as 0
-"${as_nobody[@]}" busctl --address="$bus_address" --timeout=$((60 * slow)) call "$name" "$p_gpu" "$device_iface" \
-        AddRequest 'sta{sv}' max-frequency 400000000 0 >"$tmp/hang.out" 2>&1 &
-hang_pid=$!
-track $hang_pid
+hang_add_request max-frequency 400000000
 check "a second hanging check" wait_until $((10 * slow)) has_hanging
 mock ReleaseHangingCalls
-set +e
-wait "$hang_pid"
-hang_status=$?
-set -e
+hang_wait
 is "denied on release: the call fails" "$hang_status:$(cat "$tmp/hang.out")" "1:Call failed: Access denied"
 
 # ================================================================================ a caller that leaves
 mock SetAllowed as 1 "$a_request"
 checks_before=$(grep -c "cancelling its pending check" "$daemon_log" || true)
-"${as_nobody[@]}" busctl --address="$bus_address" --timeout=$((60 * slow)) call "$name" "$p_gpu" "$device_iface" \
-        AddRequest 'sta{sv}' max-frequency 300000000 0 >"$tmp/hang.out" 2>&1 &
-hang_pid=$!
-track $hang_pid
+hang_add_request max-frequency 300000000
 check "a third hanging check" wait_until $((10 * slow)) has_hanging
 { kill -KILL "$hang_pid" && wait "$hang_pid"; } 2>/dev/null || true
 cancelled() { (($(grep -c "cancelling its pending check" "$daemon_log") > checks_before)); }
@@ -259,16 +254,10 @@ check "the daemon still serves" serving gpu
 
 # ================================================================================ stopping mid-check
 mock SimulateHangActions as 1 "$a_request"
-"${as_nobody[@]}" busctl --address="$bus_address" --timeout=$((60 * slow)) call "$name" "$p_gpu" "$device_iface" \
-        AddRequest 'sta{sv}' min-frequency 0 0 >"$tmp/hang.out" 2>&1 &
-hang_pid=$!
-track $hang_pid
+hang_add_request min-frequency 0
 check "a check hangs as the daemon stops" wait_until $((10 * slow)) has_hanging
 stop_daemon TERM
 is "devfreqd exits cleanly with a check pending" "$daemon_status" "0"
-set +e
-wait "$hang_pid"
-hang_status=$?
-set -e
+hang_wait
 is "the waiting caller gets an error, not a hang" "$hang_status" "1"
 tap_done

@@ -7,27 +7,16 @@ source "$(dirname "$0")/lib.sh"
 
 make_root
 busy_rel=sys/devices/platform/ff9a0000.gpu/busy
-cat >"$tmp/devfreqd.conf" <<'EOF'
+cat >"$tmp/devfreqd.conf" <<EOF
 [daemon]
 autodiscover = yes
 default-mode = clamp
 
-[device gpu]
-path = /sys/class/devfreq/ff9a0000.gpu
-mode = govern
-governor = simple_ondemand
-polling-interval = 50ms
-load = counters:/sys/devices/platform/ff9a0000.gpu/busy
+$(gpu_load_section)
 
-[device dmc]
-path = /sys/class/devfreq/dmc
-mode = govern
-governor = powersave
+$(dmc_powersave_section)
 
-[device cpu]
-path = /sys/devices/system/cpu/cpufreq/policy0
-mode = govern
-governor = userspace
+$(cpu_userspace_section)
 min-frequency = 1GHz
 EOF
 # The whole tree but the load counters, which the test itself advances.
@@ -43,7 +32,6 @@ start_bus
 start_daemon --dry-run
 
 device=/org/devfreqd/Devfreq1/device
-prop() { bctl get-property org.devfreqd.Devfreq1 "$device/$1" org.devfreqd.Devfreq1.Device "$2" | cut -d' ' -f2-; }
 call() {
         local dev=$1
         shift

@@ -12,12 +12,7 @@ config() {
 [daemon]
 autodiscover = no
 
-[device gpu]
-path = /sys/class/devfreq/ff9a0000.gpu
-mode = govern
-governor = simple_ondemand
-polling-interval = $1
-load = counters:/sys/devices/platform/ff9a0000.gpu/busy
+$(gpu_load_section "$1")
 EOF
 }
 config 50ms
@@ -25,7 +20,6 @@ start_bus
 start_daemon
 
 device=/org/devfreqd/Devfreq1/device/gpu
-prop() { bctl get-property org.devfreqd.Devfreq1 "$device" org.devfreqd.Devfreq1.Device "$1" | cut -d' ' -f2-; }
 call() { bctl call org.devfreqd.Devfreq1 "$device" org.devfreqd.Devfreq1.Device "$@"; }
 set_freq() { kread "$gpu/userspace/set_freq"; }
 read -r -a points <<<"$(kread "$gpu/available_frequencies")"
@@ -36,7 +30,7 @@ third=${points[2]}
 # A light load takes the GPU from its initial (highest) point to the lowest.
 wait_until 5 grep -q 'gpu: no complete load sample' "$daemon_log" || diag "the load was never sampled"
 "$setload" "$busy" 10 100
-at() { [[ $(set_freq) == "$1" && $(prop CurrentFrequency) == "$1" ]]; }
+at() { [[ $(set_freq) == "$1" && $(prop gpu CurrentFrequency) == "$1" ]]; }
 check "a 10% load brings the GPU down to its lowest point" wait_until 5 at "$lowest"
 
 # From now on no poll may intervene: a 60 s interval, and the load stays as it is.
@@ -45,16 +39,16 @@ config 60s
 kill -HUP "$daemon_pid"
 wait_until 10 grep -q '^READY=1' "$notify_log" || diag "no READY=1 after the reload"
 is "reload (an event): still at the lowest point" "$(set_freq)" "$lowest"
-is "the polling interval is 60 s now" "$(prop PollingInterval)" 60000
+is "the polling interval is 60 s now" "$(prop gpu PollingInterval)" 60000
 ticks=$(grep -c 'gpu: no complete load sample' "$daemon_log" || true)
 changes=$(grep -c "gpu: $((highest / 1000000)) MHz" "$daemon_log" || true)
 
 # A request over busctl: busctl's reply comes after the evaluation.
 call AddRequest 'sta{sv}' max-frequency "$highest" 0 >/dev/null
 is "AddRequest max-frequency: set_freq right after the reply" "$(set_freq)" "$lowest"
-is "... and CurrentFrequency" "$(prop CurrentFrequency)" "$lowest"
+is "... and CurrentFrequency" "$(prop gpu CurrentFrequency)" "$lowest"
 # busctl's connection is gone, so is its request: that is an event too.
-no_max_request() { [[ $(prop QosMaxFrequency) == 18446744073709551615 ]]; }
+no_max_request() { [[ $(prop gpu QosMaxFrequency) == 18446744073709551615 ]]; }
 check "the request went with busctl's connection" wait_until 5 no_max_request
 is "... and its removal did not spike either" "$(set_freq)" "$lowest"
 
@@ -93,7 +87,7 @@ call SetGovernor s performance
 is "performance: the highest point" "$(set_freq)" "$highest"
 call SetGovernor s simple_ondemand
 is "performance -> simple_ondemand: the last sample (10%) brings it down at once" "$(set_freq)" "$lowest"
-is "... and CurrentFrequency" "$(prop CurrentFrequency)" "$lowest"
+is "... and CurrentFrequency" "$(prop gpu CurrentFrequency)" "$lowest"
 
 # A tunable and an operating point are events too.
 call SetTunable su upthreshold 95

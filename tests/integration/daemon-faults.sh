@@ -8,16 +8,11 @@ source "$(dirname "$0")/lib.sh"
 make_root
 busy=$root/sys/devices/platform/ff9a0000.gpu/busy
 dmc_load=$root/sys/devices/platform/dmc/load
-cat >"$tmp/devfreqd.conf" <<'EOF'
+cat >"$tmp/devfreqd.conf" <<EOF
 [daemon]
 autodiscover = no
 
-[device gpu]
-path = /sys/class/devfreq/ff9a0000.gpu
-mode = govern
-governor = simple_ondemand
-polling-interval = 50ms
-load = counters:/sys/devices/platform/ff9a0000.gpu/busy
+$(gpu_load_section)
 
 [device dmc]
 path = /sys/class/devfreq/dmc
@@ -36,8 +31,6 @@ EOF
 start_bus
 start_daemon
 
-device=/org/devfreqd/Devfreq1/device
-prop() { bctl get-property org.devfreqd.Devfreq1 "$device/$1" org.devfreqd.Devfreq1.Device "$2" | cut -d' ' -f2-; }
 faults=$root/fakekernel.faults
 set_freq() { kread "$gpu/userspace/set_freq"; }
 gpu_at() { [[ $(set_freq) == "$1" && $(prop gpu CurrentFrequency) == "$1" ]]; }

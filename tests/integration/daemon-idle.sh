@@ -5,16 +5,13 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 make_root
-cat >"$tmp/devfreqd.conf" <<'EOF'
+cat >"$tmp/devfreqd.conf" <<EOF
 [daemon]
 autodiscover = yes
 default-mode = govern
 default-governor = performance
 
-[device dmc]
-path = /sys/class/devfreq/dmc
-mode = govern
-governor = powersave
+$(dmc_powersave_section)
 
 [device policy2]
 path = /sys/devices/system/cpu/cpufreq/policy2

@@ -11,25 +11,13 @@ cat >"$tmp/devfreqd.conf" <<EOF
 [daemon]
 autodiscover = no
 
-[device gpu]
-path = /sys/class/devfreq/ff9a0000.gpu
-mode = govern
-governor = simple_ondemand
-polling-interval = 50ms
-load = counters:/sys/devices/platform/ff9a0000.gpu/busy
+$(gpu_load_section)
 
-[device cpu]
-path = /sys/devices/system/cpu/cpufreq/policy0
-mode = govern
-governor = userspace
+$(cpu_userspace_section)
 EOF
 start_bus
 start_daemon
 
-prop() {
-        bctl get-property org.devfreqd.Devfreq1 "/org/devfreqd/Devfreq1/device/$1" org.devfreqd.Devfreq1.Device "$2" |
-                cut -d' ' -f2-
-}
 
 # The points the daemon uses, for replay: the node's own table, as a comma-separated list.
 opps=$(kread "$gpu/available_frequencies" | xargs | tr ' ' ',')

@@ -43,7 +43,6 @@ start_bus
 start_daemon
 
 manager=/org/devfreqd/Devfreq1
-prop() { bctl get-property org.devfreqd.Devfreq1 "$manager/device/$1" org.devfreqd.Devfreq1.Device "$2" | cut -d' ' -f2-; }
 reload() {
         : >"$notify_log"
         kill -HUP "$daemon_pid"

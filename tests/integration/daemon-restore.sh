@@ -12,26 +12,15 @@ kwrite "$dmc/governor" performance
 kwrite "$dmc/max_freq" 666000000
 kwrite "$policy0/scaling_min_freq" 1200000
 kwrite "$policy2/scaling_max_freq" 3000000
-cat >"$tmp/devfreqd.conf" <<'EOF'
+cat >"$tmp/devfreqd.conf" <<EOF
 [daemon]
 autodiscover = no
 
-[device gpu]
-path = /sys/class/devfreq/ff9a0000.gpu
-mode = govern
-governor = simple_ondemand
-polling-interval = 50ms
-load = counters:/sys/devices/platform/ff9a0000.gpu/busy
+$(gpu_load_section)
 
-[device dmc]
-path = /sys/class/devfreq/dmc
-mode = govern
-governor = powersave
+$(dmc_powersave_section)
 
-[device cpu]
-path = /sys/devices/system/cpu/cpufreq/policy0
-mode = govern
-governor = userspace
+$(cpu_userspace_section)
 initial-frequency = 2GHz
 
 [device pstate]

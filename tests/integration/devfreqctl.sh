@@ -5,21 +5,12 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-# The sanitizer build is several times slower: deadlines grow with it (they are ends, not timings).
-slow=1
-[[ ${DF_SANITIZERS:-no} == yes ]] && slow=4
-
 make_root
-cat >"$tmp/devfreqd.conf" <<'EOF'
+cat >"$tmp/devfreqd.conf" <<EOF
 [daemon]
 autodiscover = yes
 
-[device gpu]
-path = /sys/class/devfreq/ff9a0000.gpu
-mode = govern
-governor = simple_ondemand
-polling-interval = 50ms
-load = counters:/sys/devices/platform/ff9a0000.gpu/busy
+$(gpu_load_section)
 opp = 200MHz 825mV latency=2ms
 opp = 300MHz 850mV latency=1500us
 opp = 400MHz 900mV latency=1ms
@@ -30,9 +21,6 @@ cp "$tmp/devfreqd.conf" "$tmp/devfreqd.conf.good"
 start_bus
 start_daemon
 
-device=/org/devfreqd/Devfreq1/device/gpu
-# prop PROPERTY: the gpu's property as busctl prints it, without the signature.
-prop() { bctl get-property org.devfreqd.Devfreq1 "$device" org.devfreqd.Devfreq1.Device "$1" | cut -d' ' -f2-; }
 set_freq() { kread "$gpu/userspace/set_freq"; }
 
 # run COMMAND...: sets out (stdout), err (stderr) and rc (exit status).
@@ -49,7 +37,7 @@ one_line() { [[ -n $err && $err != *$'\n'* && $err == devfreqctl:* ]]; }
 # py CODE: run python over $out parsed as JSON (as d); what it prints is the result.
 py() { "$PYTHON3" -c "import json,sys; d=json.load(sys.stdin); $1" <<<"$out"; }
 valid_json() { "$PYTHON3" -c 'import json,sys; json.load(sys.stdin)' <<<"$out"; }
-no_requests() { [[ $(prop Requests) == "0" ]]; }
+no_requests() { [[ $(prop gpu Requests) == "0" ]]; }
 
 # --- the command line --------------------------------------------------------------------------
 
@@ -76,7 +64,7 @@ ctl hold gpu min 600MHz true
 check "hold without --: exit 2" eval 'test "$rc" = 2 && one_line'
 ctl request gpu min 600MHz --timeout 5
 check "a timeout without a unit: exit 2" eval 'test "$rc" = 2 && one_line'
-is "usage errors changed nothing" "$(prop Governor)" '"simple_ondemand"'
+is "usage errors changed nothing" "$(prop gpu Governor)" '"simple_ondemand"'
 
 # --- status ------------------------------------------------------------------------------------
 
@@ -162,26 +150,26 @@ check "a bus that is not there: exit 1 and one line" eval 'test "$rc" = 1 && one
 
 ctl set-tunable gpu upthreshold 80
 is "set-tunable exits 0" "$rc:$out$err" "0:"
-is "... the tunable changed on the bus" "$(prop Tunables)" '2 "upthreshold" 80 "downdifferential" 5'
+is "... the tunable changed on the bus" "$(prop gpu Tunables)" '2 "upthreshold" 80 "downdifferential" 5'
 check "... and was persisted" grep -q $'^gpu\ttunable:upthreshold\t80\t' "$tmp/state/state"
 
 ctl opp gpu disable 800MHz
 is "opp disable exits 0" "$rc" 0
-is "... 800 MHz is no longer available" "$(prop AvailableFrequencies)" "4 200000000 300000000 400000000 600000000"
+is "... 800 MHz is no longer available" "$(prop gpu AvailableFrequencies)" "4 200000000 300000000 400000000 600000000"
 is "... the device left it (sysfs)" "$(set_freq)" 600000000
 ctl show gpu
 check "... show marks it disabled" grep -qxE " +800 MHz 1.05 V latency 200 us \(disabled\)" <<<"$out"
 ctl opp gpu enable 800MHz
 is "opp enable exits 0" "$rc" 0
-is "... 800 MHz is available again" "$(prop AvailableFrequencies)" "5 200000000 300000000 400000000 600000000 800000000"
+is "... 800 MHz is available again" "$(prop gpu AvailableFrequencies)" "5 200000000 300000000 400000000 600000000 800000000"
 
 ctl set-governor gpu userspace
 is "set-governor exits 0" "$rc:$out$err" "0:"
-is "... the governor on the bus" "$(prop Governor)" '"userspace"'
+is "... the governor on the bus" "$(prop gpu Governor)" '"userspace"'
 is "... the kernel's governor is userspace (sysfs)" "$(kread "$gpu/governor")" userspace
 ctl set-frequency gpu 400MHz
 is "set-frequency exits 0" "$rc:$out$err" "0:"
-is "... CurrentFrequency on the bus" "$(prop CurrentFrequency)" 400000000
+is "... CurrentFrequency on the bus" "$(prop gpu CurrentFrequency)" 400000000
 is "... set_freq in sysfs" "$(set_freq)" 400000000
 is "... cur_freq in sysfs" "$(kread "$gpu/cur_freq")" 400000000
 ctl set-frequency gpu 1.2GHz
@@ -205,7 +193,7 @@ check "request prints the request's path" wait_until $((5 * slow)) grep -q . "$t
 path=$(head -n1 "$tmp/request.out")
 like "... an object path with a numeric id" "$path" '^/org/devfreqd/Devfreq1/request/[0-9]+$'
 id=${path##*/}
-is "... QosMinFrequency on the bus" "$(prop QosMinFrequency)" 600000000
+is "... QosMinFrequency on the bus" "$(prop gpu QosMinFrequency)" 600000000
 is "... the device went up to 600 MHz (sysfs)" "$(set_freq)" 600000000
 ctl requests
 is "requests exits 0" "$rc" 0
@@ -232,7 +220,7 @@ request_status=$?
 set -e
 is "request exits 0 on SIGTERM" "$request_status" 0
 check "... and its request is gone" wait_until 2 no_requests
-is "... QosMinFrequency is back to none" "$(prop QosMinFrequency)" 0
+is "... QosMinFrequency is back to none" "$(prop gpu QosMinFrequency)" 0
 is "... the device went back (sysfs)" "$(set_freq)" 400000000
 ctl requests
 is "requests: none left" "$rc:$out$err" "0:No requests."
@@ -259,7 +247,7 @@ check "... and the request is gone" no_requests
 latency_pid=$!
 track $latency_pid
 check "a latency request" wait_until $((5 * slow)) grep -q . "$tmp/latency.out"
-is "... QosLatency in µs on the bus" "$(prop QosLatency)" 1000
+is "... QosLatency in µs on the bus" "$(prop gpu QosLatency)" 1000
 kill -INT "$latency_pid"
 set +e
 wait "$latency_pid"
@@ -331,7 +319,7 @@ is "stats: the kernel's header" "$(head -n1 <<<"$out")" "     From  :   To"
 like "stats: the columns" "$(sed -n 2p <<<"$out")" '^           :( +[0-9]+){5}   time\(ms\)$'
 like "stats: the '*' on the current frequency" "$out" $'\n\\* 200000000:'
 is "stats: only one '*'" "$(grep -c '^\*' <<<"$out")" 1
-transitions=$(prop TransitionCount)
+transitions=$(prop gpu TransitionCount)
 like "stats: the total" "$(tail -n1 <<<"$out")" "^Total transition : $transitions$"
 ctl stats gpu --json
 check "stats --json is valid JSON" valid_json

@@ -15,28 +15,19 @@ make_root --gpus 1 --policies 1
 "$mkroot" --gpus 1 --policies 1 "$tmp/pristine"
 gpu0=/sys/devices/platform/gpu0/devfreq/gpu0
 policy4=/sys/devices/system/cpu/cpufreq/policy4
-cat >"$tmp/devfreqd.conf" <<'EOF'
+cat >"$tmp/devfreqd.conf" <<EOF
 [daemon]
 autodiscover = no
 
-[device gpu]
-path = /sys/class/devfreq/ff9a0000.gpu
-mode = govern
-governor = userspace
+$(gpu_userspace_section)
 
-[device dmc]
-path = /sys/class/devfreq/dmc
-mode = govern
-governor = powersave
+$(dmc_powersave_section)
 
 [device gpu0]
 path = /sys/class/devfreq/gpu0
 mode = clamp
 
-[device cpu]
-path = /sys/devices/system/cpu/cpufreq/policy0
-mode = govern
-governor = userspace
+$(cpu_userspace_section)
 
 [device pstate]
 path = /sys/devices/system/cpu/cpufreq/policy2

@@ -49,6 +49,10 @@ else
         deadline_scale=1
 fi
 
+# The sanitizer build is several times slower: deadlines grow with it (they are ends, not timings).
+slow=1
+[[ ${DF_SANITIZERS:-no} == yes ]] && slow=4
+
 # wait_until SECONDS COMMAND...: poll until the command succeeds; 1 after the deadline. The first
 # polls come quickly (most answers take milliseconds), then every 50 ms.
 wait_until() {
@@ -93,9 +97,15 @@ start_bus() {
   ${BUS_EXTRA_CONFIG:-}
 </busconfig>
 EOC
+        spawn_bus
+}
+
+# spawn_bus: a dbus-daemon with the configuration in $tmp/bus.conf (start_bus, start_strict_bus);
+# once it listens, its address is bus_address and the system and session bus address.
+spawn_bus() {
         dbus-daemon --config-file="$tmp/bus.conf" --nofork --nopidfile --print-address=3 3>"$tmp/bus.address" &
-        track $!
         bus_pid=$!
+        track $bus_pid
         wait_until 5 test -s "$tmp/bus.address" || { echo "Bail out! dbus-daemon did not start"; exit 1; }
         bus_address=$(head -n1 "$tmp/bus.address")
         export DBUS_SYSTEM_BUS_ADDRESS=$bus_address DBUS_SESSION_BUS_ADDRESS=$bus_address
@@ -171,6 +181,12 @@ daemon_alive() { kill -0 "$daemon_pid" 2>/dev/null; }
 
 bctl() { busctl --address="$bus_address" "$@"; }
 
+# prop DEVICE PROPERTY: a device's property as busctl prints it, without the signature.
+prop() {
+        bctl get-property org.devfreqd.Devfreq1 "/org/devfreqd/Devfreq1/device/$1" org.devfreqd.Devfreq1.Device "$2" |
+                cut -d' ' -f2-
+}
+
 # Checksum of every file of the fake root (contents and names), for "nothing was written".
 tree_sum() { (cd "$root" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1); }
 
@@ -178,6 +194,37 @@ gpu=/sys/devices/platform/ff9a0000.gpu/devfreq/ff9a0000.gpu
 dmc=/sys/devices/platform/dmc/devfreq/dmc
 policy0=/sys/devices/system/cpu/cpufreq/policy0
 policy2=/sys/devices/system/cpu/cpufreq/policy2
+
+# --- configuration sections ----------------------------------------------------------------------
+# Devices of the fake root as several tests configure them: a [device NAME] section each, for
+# $(...) in the configuration's here-document (keys on the lines after it add to the section).
+
+# gpu_load_section [INTERVAL]: gpu, simple_ondemand on the fake kernel's busy counters, polled every
+# INTERVAL (50ms).
+gpu_load_section() {
+        printf '%s\n' "[device gpu]" "path = /sys/class/devfreq/ff9a0000.gpu" "mode = govern" \
+                "governor = simple_ondemand" "polling-interval = ${1:-50ms}" \
+                "load = counters:/sys/devices/platform/ff9a0000.gpu/busy"
+}
+
+# gpu_userspace_section: gpu, governed through the kernel's userspace governor.
+gpu_userspace_section() {
+        printf '%s\n' "[device gpu]" "path = /sys/class/devfreq/ff9a0000.gpu" "mode = govern" "governor = userspace"
+}
+
+# dmc_clamp_section: dmc, clamped.
+dmc_clamp_section() { printf '%s\n' "[device dmc]" "path = /sys/class/devfreq/dmc" "mode = clamp"; }
+
+# dmc_powersave_section: dmc, governed by powersave (no userspace governor: pinned by its limits).
+dmc_powersave_section() {
+        printf '%s\n' "[device dmc]" "path = /sys/class/devfreq/dmc" "mode = govern" "governor = powersave"
+}
+
+# cpu_userspace_section: cpu (policy0), governed through scaling_setspeed.
+cpu_userspace_section() {
+        printf '%s\n' "[device cpu]" "path = /sys/devices/system/cpu/cpufreq/policy0" "mode = govern" \
+                "governor = userspace"
+}
 
 # --- original settings -------------------------------------------------------------------------
 # record_originals NODE...: remember the governor and limits of these nodes (sysfs paths as above);

@@ -7,10 +7,6 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-# The sanitizer build is several times slower: deadlines grow with it (they are ends, not timings).
-slow=1
-[[ ${DF_SANITIZERS:-no} == yes ]] && slow=4
-
 procs=${LOAD_PROCS:-10}
 clients_per_proc=${LOAD_CLIENTS_PER_PROC:-10}
 ops=${LOAD_OPS:-1000}

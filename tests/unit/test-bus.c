@@ -3,7 +3,6 @@
  * client on the other, one event loop for both; marshalling, validation and error names. */
 
 #include <errno.h>
-#include <ftw.h>
 #include <grp.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -36,6 +35,7 @@
 #define ERR(name) "org.devfreqd.Devfreq1.Error." name
 #define INVALID_ARGS "org.freedesktop.DBus.Error.InvalidArgs"
 #define GPU_NODE "sys/devices/platform/ff9a0000.gpu/devfreq/ff9a0000.gpu"
+#define CONFIG_FILE "devfreqd.conf" /* in t.tmp */
 
 /* gpu: govern, userspace, latencies configured; dmc: govern, simple_ondemand (polling, but the
  * first sample is an hour away, so nothing moves); cpu0: clamp. Sections out of name order. */
@@ -75,26 +75,11 @@ static struct {
 
 /* --- setup: a fake root, a configuration, the manager, and the two ends of a socketpair ------ */
 
-static char *path_join(const char *a, const char *b) {
-        char *p;
-
-        ck_assert_int_ge(asprintf(&p, "%s/%s", a, b), 0);
-        return p;
-}
-
-static void write_file(const char *path, const char *text) {
-        FILE *f = fopen(path, "we");
-
-        ck_assert_msg(f, "cannot write %s", path);
-        ck_assert_int_ge(fputs(text, f), 0);
-        ck_assert_int_eq(fclose(f), 0);
-}
-
 static void write_config(const char *extra) {
         _cleanup_free_ char *text = NULL;
 
         ck_assert_int_ge(asprintf(&text, config_text, extra), 0);
-        write_file(t.config, text);
+        df_test_put(t.tmp, CONFIG_FILE, text);
 }
 
 static void make_root(const char *root) {
@@ -116,7 +101,6 @@ static void make_root(const char *root) {
 }
 
 static void setup(void) {
-        char tmpl[] = "/tmp/devfreqd-test-bus-XXXXXX";
         _cleanup_free_ char *root = NULL, *run = NULL, *state = NULL, *groups = NULL;
         struct group *g = getgrgid(getgid());
         struct manager_options o = {};
@@ -124,12 +108,11 @@ static void setup(void) {
         int fds[2];
 
         log_set_max_level(LOG_WARNING);
-        ck_assert_ptr_nonnull(mkdtemp(tmpl));
-        t.tmp = strdup(tmpl);
-        root = path_join(t.tmp, "root");
-        run = path_join(t.tmp, "run");
-        state = path_join(t.tmp, "state");
-        t.config = path_join(t.tmp, "devfreqd.conf");
+        t.tmp = df_test_root_new("bus");
+        root = df_test_path(t.tmp, "root");
+        run = df_test_path(t.tmp, "run");
+        state = df_test_path(t.tmp, "state");
+        t.config = df_test_path(t.tmp, CONFIG_FILE);
         make_root(root);
         /* As root every call is authorized; as anyone else, through the caller's own group. */
         if (g)
@@ -160,10 +143,6 @@ static void setup(void) {
         ck_assert_int_ge(sd_bus_attach_event(t.client, t.event, SD_EVENT_PRIORITY_NORMAL), 0);
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-        return remove(path);
-}
-
 static void teardown(void) {
         t.client = sd_bus_flush_close_unref(t.client);
         t.bus = bus_free(t.bus);
@@ -171,7 +150,7 @@ static void teardown(void) {
         t.manager = manager_free(t.manager);
         t.event = sd_event_unref(t.event);
         if (t.tmp)
-                (void) nftw(t.tmp, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+                df_test_rm_rf(t.tmp);
         free(t.tmp);
         free(t.config);
         memset(&t, 0, sizeof(t));
@@ -453,7 +432,7 @@ END_TEST
 START_TEST(test_reload_invalid_keeps_old) {
         _cleanup_free_ char *before = snapshot(), *message = NULL;
 
-        write_file(t.config, "[daemon]\nautodiscover = maybe\n");
+        df_test_put(t.tmp, CONFIG_FILE, "[daemon]\nautodiscover = maybe\n");
         message = call_error(ERR("InvalidConfiguration"), ROOT_PATH, MANAGER, "Reload", NULL);
         ck_assert_msg(strstr(message, "devfreqd.conf:2:"), "message: %s", message);
         assert_unchanged(before);

@@ -4,7 +4,6 @@
 
 #include <check.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,36 +56,19 @@ static const char design_example[] =
 
 static char *dir; /* a fresh temporary directory for each test */
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-        return remove(path);
-}
-
 static void dir_setup(void) {
-        const char *tmp = getenv("TMPDIR");
-
-        ck_assert_int_ge(asprintf(&dir, "%s/test-config.XXXXXX", tmp && *tmp ? tmp : "/tmp"), 0);
-        ck_assert_ptr_nonnull(mkdtemp(dir));
+        dir = df_test_root_new("config");
 }
 
 static void dir_teardown(void) {
-        nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-        free(dir);
+        df_test_root_free(dir);
         dir = NULL;
 }
 
 /* Write `len` bytes (strlen when 0) to dir/name; returns the path (caller frees). */
 static char *write_file(const char *name, const char *text, size_t len) {
-        char *path;
-        FILE *f;
-
-        ck_assert_int_ge(asprintf(&path, "%s/%s", dir, name), 0);
-        f = fopen(path, "we");
-        ck_assert_ptr_nonnull(f);
-        if (len == 0)
-                len = strlen(text);
-        ck_assert_uint_eq(fwrite(text, 1, len, f), len);
-        ck_assert_int_eq(fclose(f), 0);
-        return path;
+        df_test_put_bytes(dir, name, text, len ? len : strlen(text));
+        return df_test_path(dir, name);
 }
 
 static void errors_print(const struct df_config_errors *e) {

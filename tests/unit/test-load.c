@@ -2,59 +2,17 @@
 /* Load sources against a fake root: /proc/stat's busiest CPU, cumulative counters, percentages. */
 
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "load.h"
 #include "macro.h"
 #include "test-helpers.h"
 
-/* --- a root in a temporary directory ------------------------------------------------------- */
-
-static char *root_new(void) {
-        char tmpl[] = "/tmp/devfreqd-test-load-XXXXXX";
-        char *p = mkdtemp(tmpl);
-
-        ck_assert_ptr_nonnull(p);
-        p = strdup(p);
-        ck_assert_ptr_nonnull(p);
-        return p;
-}
-
-static void mkdir_parents(const char *root, const char *rel) {
-        char path[PATH_MAX];
-
-        snprintf(path, sizeof(path), "%s/%s", root, rel);
-        for (char *s = path + strlen(root) + 1; (s = strchr(s, '/')); s++) {
-                *s = '\0';
-                ck_assert_msg(mkdir(path, 0755) == 0 || errno == EEXIST, "mkdir %s: %m", path);
-                *s = '/';
-        }
-}
-
-/* Rewrite in place (same inode): the source keeps its descriptor open. */
-static void put(const char *root, const char *rel, const char *content) {
-        char path[PATH_MAX];
-        int fd;
-
-        mkdir_parents(root, rel);
-        snprintf(path, sizeof(path), "%s/%s", root, rel);
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        ck_assert_msg(fd >= 0, "open %s: %m", path);
-        ck_assert_int_eq(write(fd, content, strlen(content)), (ssize_t) strlen(content));
-        close(fd);
-}
-
-static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw) {
-        return remove(path);
-}
+/* --- a root in a temporary directory (test-helpers.h) ------------------------------------------ */
+/* df_test_put() rewrites a file in place (same inode): the source keeps its descriptor open. */
 
 struct fixture {
         char *root;
@@ -66,7 +24,7 @@ static struct fixture *fixture_new(void) {
         struct fixture *f = calloc(1, sizeof(*f));
 
         ck_assert_ptr_nonnull(f);
-        f->root = root_new();
+        f->root = df_test_root_new("load");
         ck_assert_int_eq(df_root_open(f->root, &f->r), 0);
         return f;
 }
@@ -74,8 +32,7 @@ static struct fixture *fixture_new(void) {
 static void fixture_free(struct fixture *f) {
         df_load_source_free(f->s);
         df_root_close(&f->r);
-        ck_assert_int_eq(nftw(f->root, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
-        free(f->root);
+        df_test_root_free(f->root);
         free(f);
 }
 
@@ -197,7 +154,7 @@ static void put_proc_stat(struct fixture *f, const struct cpu_times *cpus, size_
                 "intr 123 0 9 0\nctxt 4567\nbtime 1700000000\nprocesses 89\nprocs_running 1\n"
                 "procs_blocked 0\nsoftirq 1 2 3\n");
         ck_assert_uint_lt(len, sizeof(buf));
-        put(f->root, "proc/stat", buf);
+        df_test_put(f->root, "proc/stat", buf);
 }
 
 enum {
@@ -363,14 +320,14 @@ START_TEST(test_proc_stat_format) {
         size_t len = 0, size = 64 * 1024;
 
         /* Old kernels print four to seven columns. */
-        put(f->root, "proc/stat", "cpu  10 0 10 100\ncpu0 5 0 5 50\ncpu1 5 0 5 50\n");
+        df_test_put(f->root, "proc/stat", "cpu  10 0 10 100\ncpu0 5 0 5 50\ncpu1 5 0 5 50\n");
         ck_assert_int_eq(df_load_source_open(&f->r, DF_LOAD_PROC_STAT, NULL, one, 1, &f->s), 0);
         assert_no_sample(f);
-        put(f->root, "proc/stat", "cpu  10 0 10 100\ncpu0 5 0 5 50\ncpu1 15 0 5 140\n");
+        df_test_put(f->root, "proc/stat", "cpu  10 0 10 100\ncpu0 5 0 5 50\ncpu1 15 0 5 140\n");
         assert_sample(f, 10, 100);
-        put(f->root, "proc/stat", "cpu  10 0 10 100\ncpu0 5 0 5 50\ncpu1 15 x 5 140\n");
+        df_test_put(f->root, "proc/stat", "cpu  10 0 10 100\ncpu0 5 0 5 50\ncpu1 15 x 5 140\n");
         ck_assert_int_eq(take(f).r, -EINVAL);
-        put(f->root, "proc/stat", "cpu  10 0 10 100\ncpu0 5 0 5 50\ncpu1 15 0\n");
+        df_test_put(f->root, "proc/stat", "cpu  10 0 10 100\ncpu0 5 0 5 50\ncpu1 15 0\n");
         ck_assert_int_eq(take(f).r, -EINVAL);
         f->s = df_load_source_free(f->s);
 
@@ -386,7 +343,7 @@ START_TEST(test_proc_stat_format) {
                                 big + len, size - len, "cpu%u %u 0 0 %u 0 0 0 0 0 0\n", cpu, busy, idle);
                 }
                 ck_assert_uint_lt(len, size);
-                put(f->root, "proc/stat", big);
+                df_test_put(f->root, "proc/stat", big);
                 if (pass == 0) {
                         ck_assert_int_eq(df_load_source_open(&f->r, DF_LOAD_PROC_STAT, NULL, far, 1, &f->s), 0);
                         assert_no_sample(f);
@@ -404,36 +361,36 @@ END_TEST
 START_TEST(test_counters) {
         struct fixture *f = fixture_new();
 
-        put(f->root, "sys/devices/platform/gpu/busy", "100 1000\n");
+        df_test_put(f->root, "sys/devices/platform/gpu/busy", "100 1000\n");
         ck_assert_int_eq(
                 df_load_source_open(&f->r, DF_LOAD_COUNTERS, "/sys/devices/platform/gpu/busy", NULL, 0, &f->s),
                 0);
         assert_no_sample(f); /* primes */
-        put(f->root, "sys/devices/platform/gpu/busy", "150 1100\n");
+        df_test_put(f->root, "sys/devices/platform/gpu/busy", "150 1100\n");
         assert_sample(f, 50, 100);
         assert_no_sample(f); /* zero total */
-        put(f->root, "sys/devices/platform/gpu/busy", "160 1100\n");
+        df_test_put(f->root, "sys/devices/platform/gpu/busy", "160 1100\n");
         assert_no_sample(f); /* still a zero total: re-primed at 160 */
-        put(f->root, "sys/devices/platform/gpu/busy", "170 1200");
+        df_test_put(f->root, "sys/devices/platform/gpu/busy", "170 1200");
         assert_sample(f, 10, 100);
-        put(f->root, "sys/devices/platform/gpu/busy", "100 1300\n");
+        df_test_put(f->root, "sys/devices/platform/gpu/busy", "100 1300\n");
         assert_no_sample(f); /* busy went backwards: re-primed */
-        put(f->root, "sys/devices/platform/gpu/busy", "130 1400\n");
+        df_test_put(f->root, "sys/devices/platform/gpu/busy", "130 1400\n");
         assert_sample(f, 30, 100);
-        put(f->root, "sys/devices/platform/gpu/busy", "140 10\n");
+        df_test_put(f->root, "sys/devices/platform/gpu/busy", "140 10\n");
         assert_no_sample(f); /* total went backwards (a reset) */
-        put(f->root, "sys/devices/platform/gpu/busy", "  145\t20 \n");
+        df_test_put(f->root, "sys/devices/platform/gpu/busy", "  145\t20 \n");
         assert_sample(f, 5, 10);
 
         static const char *const bad[] = { "abc\n", "1\n", "1 2 3\n", "1 x\n", "-1 5\n", "", "1,2\n" };
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
-                put(f->root, "sys/devices/platform/gpu/busy", bad[i]);
+                df_test_put(f->root, "sys/devices/platform/gpu/busy", bad[i]);
                 ck_assert_msg(take(f).r == -EINVAL, "\"%s\"", bad[i]);
         }
-        put(f->root, "sys/devices/platform/gpu/busy", "1 18446744073709551616\n");
+        df_test_put(f->root, "sys/devices/platform/gpu/busy", "1 18446744073709551616\n");
         ck_assert_int_eq(take(f).r, -ERANGE);
         /* Garbage did not disturb the last good reading. */
-        put(f->root, "sys/devices/platform/gpu/busy", "150 30\n");
+        df_test_put(f->root, "sys/devices/platform/gpu/busy", "150 30\n");
         assert_sample(f, 5, 10);
         fixture_free(f);
 }
@@ -461,7 +418,7 @@ START_TEST(test_percent) {
         };
         struct fixture *f = fixture_new();
 
-        put(f->root, "sys/class/drm/card0/device/gpu_busy_percent", "0\n");
+        df_test_put(f->root, "sys/class/drm/card0/device/gpu_busy_percent", "0\n");
         ck_assert_int_eq(
                 df_load_source_open(
                         &f->r, DF_LOAD_PERCENT, "/sys/class/drm/card0/device/gpu_busy_percent", NULL, 0, &f->s),
@@ -469,7 +426,7 @@ START_TEST(test_percent) {
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct sample x;
 
-                put(f->root, "sys/class/drm/card0/device/gpu_busy_percent", cases[i].text);
+                df_test_put(f->root, "sys/class/drm/card0/device/gpu_busy_percent", cases[i].text);
                 x = take(f);
                 ck_assert_msg(x.r == cases[i].r, "\"%s\": %d", cases[i].text, x.r);
                 if (x.r == 1) {
@@ -485,12 +442,10 @@ START_TEST(test_open_errors) {
         static const unsigned cpus[] = { 0 };
         struct fixture *f = fixture_new();
         struct df_load_source *s = NULL;
-        char link[PATH_MAX];
 
-        put(f->root, "etc/busy", "1 2\n");
-        put(f->root, "proc/stat", "cpu0 1 2 3 4\n");
-        snprintf(link, sizeof(link), "%s/proc/busy", f->root);
-        ck_assert_int_eq(symlink("/etc/busy", link), 0);
+        df_test_put(f->root, "etc/busy", "1 2\n");
+        df_test_put(f->root, "proc/stat", "cpu0 1 2 3 4\n");
+        df_test_put_link(f->root, "proc/busy", "/etc/busy");
 
         ck_assert_int_eq(df_load_source_open(&f->r, DF_LOAD_COUNTERS, "/sys/missing", NULL, 0, &s), -ENOENT);
         ck_assert_int_eq(df_load_source_open(&f->r, DF_LOAD_COUNTERS, "/proc/busy", NULL, 0, &s), -EXDEV);

@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -24,56 +23,9 @@
 #define GPU_PATH "/" GPU
 #define POLICY "sys/devices/system/cpu/cpufreq/policy"
 
-/* --- a root in a temporary directory ------------------------------------------------------- */
-
-static char *root_new(void) {
-        char tmpl[] = "/tmp/devfreqd-test-node-XXXXXX";
-        char *p = mkdtemp(tmpl);
-
-        ck_assert_ptr_nonnull(p);
-        p = strdup(p);
-        ck_assert_ptr_nonnull(p);
-        return p;
-}
-
-static void mkdir_parents(const char *root, const char *rel) {
-        char path[PATH_MAX];
-
-        snprintf(path, sizeof(path), "%s/%s", root, rel);
-        for (char *s = path + strlen(root) + 1; (s = strchr(s, '/')); s++) {
-                *s = '\0';
-                ck_assert_msg(mkdir(path, 0755) == 0 || errno == EEXIST, "mkdir %s: %m", path);
-                *s = '/';
-        }
-}
-
-/* Rewrite in place (same inode), as a kernel attribute changes under a kept descriptor. */
-static void put(const char *root, const char *rel, const char *content) {
-        char path[PATH_MAX];
-        int fd;
-
-        mkdir_parents(root, rel);
-        snprintf(path, sizeof(path), "%s/%s", root, rel);
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        ck_assert_msg(fd >= 0, "open %s: %m", path);
-        ck_assert_int_eq(write(fd, content, strlen(content)), (ssize_t) strlen(content));
-        close(fd);
-}
-
-static void put_link(const char *root, const char *rel, const char *target) {
-        char path[PATH_MAX];
-
-        mkdir_parents(root, rel);
-        snprintf(path, sizeof(path), "%s/%s", root, rel);
-        ck_assert_msg(symlink(target, path) == 0, "symlink %s: %m", path);
-}
-
-static void del(const char *root, const char *rel) {
-        char path[PATH_MAX];
-
-        snprintf(path, sizeof(path), "%s/%s", root, rel);
-        ck_assert_msg(unlink(path) == 0, "unlink %s: %m", path);
-}
+/* --- a root in a temporary directory (test-helpers.h) ------------------------------------------ */
+/* df_test_put() rewrites a file in place (same inode), as a kernel attribute changes under a kept
+ * descriptor. */
 
 /*
  * Replace an attribute with a FIFO and hold its read end: opens for writing succeed at once, but
@@ -91,27 +43,12 @@ static int put_failing(const char *root, const char *rel) {
         return fd;
 }
 
-static char *get(const char *root, const char *rel) {
-        char path[PATH_MAX];
-
-        snprintf(path, sizeof(path), "%s/%s", root, rel);
-        return df_test_read_file(path);
-}
-
 #define assert_file(root, rel, expected)                                                                     \
         do {                                                                                                 \
-                char *_t = get(root, rel);                                                                   \
+                char *_t = df_test_get(root, rel);                                                           \
                 ck_assert_str_eq(_t, expected);                                                              \
                 free(_t);                                                                                    \
         } while (0)
-
-static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw) {
-        return remove(path);
-}
-
-static void rm_tree(const char *path) {
-        ck_assert_int_eq(nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
-}
 
 /* Every name, type, size, content, link target and timestamp below `path`, in a fixed order. */
 static void dump_tree(const char *path, FILE *out) {
@@ -170,7 +107,7 @@ static void make_devfreq(const char *root, const char *name, bool userspace) {
 #define F(attr, value)                                                                                       \
         do {                                                                                                 \
                 snprintf(p, sizeof(p), "%s/%s", base, attr);                                                 \
-                put(root, p, value);                                                                         \
+                df_test_put(root, p, value);                                                                 \
         } while (0)
         F("available_frequencies", "200000000 400000000 600000000 800000000\n");
         F("governor", "simple_ondemand\n");
@@ -187,7 +124,7 @@ static void make_devfreq(const char *root, const char *name, bool userspace) {
 #undef F
         snprintf(p, sizeof(p), "sys/class/devfreq/%s", name);
         snprintf(target, sizeof(target), "../../devices/platform/%s/devfreq/%s", name, name);
-        put_link(root, p, target);
+        df_test_put_link(root, p, target);
 }
 
 /* table: acpi-cpufreq-like, 800 MHz - 2.4 GHz listed in descending order, with stats/.
@@ -199,7 +136,7 @@ static void make_policy(const char *root, unsigned n, bool table) {
 #define F(attr, value)                                                                                       \
         do {                                                                                                 \
                 snprintf(p, sizeof(p), "%s/%s", base, attr);                                                 \
-                put(root, p, value);                                                                         \
+                df_test_put(root, p, value);                                                                 \
         } while (0)
         F("related_cpus", "0 1 2 3\n");
         F("affected_cpus", "0 1 2 3\n");
@@ -257,7 +194,7 @@ static struct fixture *fixture_devfreq(bool userspace) {
         struct fixture *f = calloc(1, sizeof(*f));
 
         ck_assert_ptr_nonnull(f);
-        f->root = root_new();
+        f->root = df_test_root_new("node");
         make_devfreq(f->root, "ff9a0000.gpu", userspace);
         fixture_open(f, "/sys/class/devfreq/ff9a0000.gpu");
         return f;
@@ -267,7 +204,7 @@ static struct fixture *fixture_policy(bool table) {
         struct fixture *f = calloc(1, sizeof(*f));
 
         ck_assert_ptr_nonnull(f);
-        f->root = root_new();
+        f->root = df_test_root_new("node");
         make_policy(f->root, 0, table);
         fixture_open(f, "/" POLICY "0");
         return f;
@@ -276,8 +213,7 @@ static struct fixture *fixture_policy(bool table) {
 static void fixture_free(struct fixture *f) {
         df_node_free(f->n);
         df_root_close(&f->r);
-        rm_tree(f->root);
-        free(f->root);
+        df_test_root_free(f->root);
         free(f);
 }
 
@@ -340,15 +276,15 @@ START_TEST(test_open_cpufreq) {
 END_TEST
 
 START_TEST(test_open_errors) {
-        char *root = root_new();
+        char *root = df_test_root_new("node");
         struct df_root r;
         struct df_node *n = NULL;
 
         make_devfreq(root, "gpu", true);
-        put(root, "sys/devices/platform/gpu/modalias", "of:gpu\n");
-        put(root, "etc/devfreq/governor", "x\n");
-        put(root, "etc/devfreq/available_frequencies", "100\n");
-        put_link(root, "sys/class/devfreq/evil", "/etc/devfreq");
+        df_test_put(root, "sys/devices/platform/gpu/modalias", "of:gpu\n");
+        df_test_put(root, "etc/devfreq/governor", "x\n");
+        df_test_put(root, "etc/devfreq/available_frequencies", "100\n");
+        df_test_put_link(root, "sys/class/devfreq/evil", "/etc/devfreq");
         ck_assert_int_eq(df_root_open(root, &r), 0);
 
         ck_assert_int_eq(df_node_open(&r, "/sys/class/devfreq/missing", &n), -ENOENT);
@@ -359,14 +295,13 @@ START_TEST(test_open_errors) {
         ck_assert_ptr_null(n);
         /* A cpu's cpufreq link leads to its policy. */
         make_policy(root, 0, true);
-        put_link(root, "sys/devices/system/cpu/cpu0/cpufreq", "../cpufreq/policy0");
+        df_test_put_link(root, "sys/devices/system/cpu/cpu0/cpufreq", "../cpufreq/policy0");
         ck_assert_int_eq(df_node_open(&r, "/sys/devices/system/cpu/cpu0/cpufreq", &n), 0);
         ck_assert_str_eq(n->path, "/" POLICY "0");
         df_node_free(n);
 
         df_root_close(&r);
-        rm_tree(root);
-        free(root);
+        df_test_root_free(root);
 }
 END_TEST
 
@@ -376,7 +311,7 @@ START_TEST(test_exists) {
 
         ck_assert(df_node_exists(f->n));
         snprintf(path, sizeof(path), "%s/sys/devices/platform/ff9a0000.gpu", f->root);
-        rm_tree(path);
+        df_test_rm_rf(path);
         ck_assert(!df_node_exists(f->n));
         fixture_free(f);
 }
@@ -388,7 +323,7 @@ START_TEST(test_discover) {
                 "/" POLICY "0",           "/" POLICY "1",
                 "/" POLICY "2",           "/" POLICY "10",
         };
-        char *root = root_new();
+        char *root = df_test_root_new("node");
         struct df_root r;
         char **v = NULL;
         size_t n = 99;
@@ -404,9 +339,9 @@ START_TEST(test_discover) {
         make_policy(root, 2, true);
         make_policy(root, 0, false);
         make_policy(root, 1, true);
-        put(root, "sys/devices/system/cpu/cpufreq/boost", "1\n");
-        put(root, "sys/devices/system/cpu/cpufreq/policyx/scaling_governor", "x\n");
-        put(root, "sys/devices/system/cpu/cpufreq/ondemand/up_threshold", "95\n");
+        df_test_put(root, "sys/devices/system/cpu/cpufreq/boost", "1\n");
+        df_test_put(root, "sys/devices/system/cpu/cpufreq/policyx/scaling_governor", "x\n");
+        df_test_put(root, "sys/devices/system/cpu/cpufreq/ondemand/up_threshold", "95\n");
 
         ck_assert_int_eq(df_node_discover(&r, &v, &n), 0);
         ck_assert_uint_eq(n, ELEMENTSOF(expected));
@@ -416,8 +351,7 @@ START_TEST(test_discover) {
         }
         free(v);
         df_root_close(&r);
-        rm_tree(root);
-        free(root);
+        df_test_root_free(root);
 }
 END_TEST
 
@@ -488,7 +422,7 @@ START_TEST(test_originals) {
         struct fixture *f = fixture_devfreq(true);
         struct df_originals o;
 
-        put(f->root, GPU "/max_freq", "600000000\n"); /* a thermal cap at start-up */
+        df_test_put(f->root, GPU "/max_freq", "600000000\n"); /* a thermal cap at start-up */
         ck_assert_int_eq(df_node_read_originals(f->n, &o), 0);
         ck_assert_str_eq(o.governor, "simple_ondemand");
         ck_assert_str_eq(o.min, "200000000");
@@ -498,7 +432,7 @@ START_TEST(test_originals) {
         fixture_free(f);
 
         f = fixture_policy(true);
-        put(f->root, POLICY "0/scaling_max_freq", "2000000\n");
+        df_test_put(f->root, POLICY "0/scaling_max_freq", "2000000\n");
         ck_assert_int_eq(df_node_read_originals(f->n, &o), 0);
         ck_assert_str_eq(o.governor, "schedutil");
         ck_assert_str_eq(o.min, "800000");
@@ -554,8 +488,8 @@ START_TEST(test_restore_order) {
         f->n->dry_run = true;
 
         /* The range in force lies below the original min: max goes first. */
-        put(f->root, GPU "/min_freq", "200000000\n");
-        put(f->root, GPU "/max_freq", "400000000\n");
+        df_test_put(f->root, GPU "/min_freq", "200000000\n");
+        df_test_put(f->root, GPU "/max_freq", "400000000\n");
         snprintf(o.min, sizeof(o.min), "600000000");
         snprintf(o.max, sizeof(o.max), "700000000");
         ck_assert_int_eq(df_node_restore(f->n, &o), 0);
@@ -567,8 +501,8 @@ START_TEST(test_restore_order) {
 
         /* The range in force lies above the original max: min goes first. */
         f->log[0] = '\0';
-        put(f->root, GPU "/min_freq", "600000000\n");
-        put(f->root, GPU "/max_freq", "800000000\n");
+        df_test_put(f->root, GPU "/min_freq", "600000000\n");
+        df_test_put(f->root, GPU "/max_freq", "800000000\n");
         snprintf(o.min, sizeof(o.min), "200000000");
         snprintf(o.max, sizeof(o.max), "400000000");
         ck_assert_int_eq(df_node_restore(f->n, &o), 0);
@@ -589,7 +523,7 @@ START_TEST(test_restore_tries_everything) {
 
         ck_assert_int_eq(df_node_read_originals(f->n, &o), 0);
         snprintf(o.max, sizeof(o.max), "600000000");
-        put(f->root, GPU "/min_freq", "400000000\n");
+        df_test_put(f->root, GPU "/min_freq", "400000000\n");
         reader = put_failing(f->root, GPU "/governor");
         ck_assert_int_eq(df_node_restore(f->n, &o), -ESPIPE);
         ck_assert_str_eq(f->n->error, "write " GPU_PATH "/governor: Illegal seek");
@@ -634,7 +568,7 @@ START_TEST(test_drive_userspace_already) {
         struct fixture *f = fixture_devfreq(true);
         char *before, *after;
 
-        put(f->root, GPU "/governor", "userspace\n");
+        df_test_put(f->root, GPU "/governor", "userspace\n");
         before = snapshot(f->root);
         ck_assert_int_eq(df_node_prepare(f->n, DF_MODE_GOVERN), 0);
         after = snapshot(f->root);
@@ -769,7 +703,7 @@ START_TEST(test_drive_clamp_order) {
         int reader;
 
         /* The new min is above the max in force (sysfs says 400 MHz): max first. */
-        put(f->root, GPU "/max_freq", "400000000\n");
+        df_test_put(f->root, GPU "/max_freq", "400000000\n");
         f->n->dry_run = true;
         ck_assert_int_eq(df_node_prepare(f->n, DF_MODE_CLAMP), 0);
         ck_assert_int_eq(set_range(f, 600 * MHZ, 800 * MHZ), 0);
@@ -789,7 +723,7 @@ START_TEST(test_drive_clamp_order) {
 
         /* With real files: the min failing after the max landed. */
         f = fixture_devfreq(true);
-        put(f->root, GPU "/max_freq", "400000000\n");
+        df_test_put(f->root, GPU "/max_freq", "400000000\n");
         reader = put_failing(f->root, GPU "/min_freq");
         ck_assert_int_eq(df_node_prepare(f->n, DF_MODE_CLAMP), 0);
         ck_assert_int_eq(set_range(f, 600 * MHZ, 800 * MHZ), -ESPIPE);
@@ -847,12 +781,12 @@ START_TEST(test_foreign_writer) {
         ck_assert_int_eq(df_node_check_foreign(f->n, &seen), 0); /* nothing written yet */
         ck_assert_int_eq(set_frequency(f, 400 * MHZ, 0), 0);
         ck_assert_int_eq(df_node_check_foreign(f->n, &seen), 0);
-        put(f->root, GPU "/userspace/set_freq", "600000000\n");
+        df_test_put(f->root, GPU "/userspace/set_freq", "600000000\n");
         ck_assert_int_eq(df_node_check_foreign(f->n, &seen), 1);
         ck_assert_uint_eq(seen, 600 * MHZ);
         ck_assert_int_eq(set_frequency(f, 400 * MHZ, 600 * MHZ), 0);
         ck_assert_int_eq(df_node_check_foreign(f->n, &seen), 0);
-        put(f->root, GPU "/userspace/set_freq", "garbage\n");
+        df_test_put(f->root, GPU "/userspace/set_freq", "garbage\n");
         ck_assert_int_eq(df_node_check_foreign(f->n, &seen), -EINVAL);
         fixture_free(f);
 
@@ -860,7 +794,7 @@ START_TEST(test_foreign_writer) {
         ck_assert_int_eq(df_node_prepare(f->n, DF_MODE_GOVERN), 0);
         ck_assert_int_eq(set_frequency(f, 1600 * MHZ, 0), 0);
         ck_assert_int_eq(df_node_check_foreign(f->n, &seen), 0);
-        put(f->root, POLICY "0/scaling_setspeed", "1200000\n");
+        df_test_put(f->root, POLICY "0/scaling_setspeed", "1200000\n");
         ck_assert_int_eq(df_node_check_foreign(f->n, &seen), 1);
         ck_assert_uint_eq(seen, 1200 * MHZ);
         /* min/max read back effective values and are never compared. */
@@ -869,7 +803,7 @@ START_TEST(test_foreign_writer) {
         f = fixture_devfreq(false);
         ck_assert_int_eq(df_node_prepare(f->n, DF_MODE_GOVERN), 0);
         ck_assert_int_eq(set_frequency(f, 400 * MHZ, 0), 0);
-        put(f->root, GPU "/min_freq", "200000000\n");
+        df_test_put(f->root, GPU "/min_freq", "200000000\n");
         ck_assert_int_eq(df_node_check_foreign(f->n, &seen), 0);
         fixture_free(f);
 }
@@ -882,7 +816,7 @@ START_TEST(test_kernel_governor_check) {
         ck_assert_int_eq(df_node_prepare(f->n, DF_MODE_GOVERN), 0);
         ck_assert_int_eq(set_frequency(f, 400 * MHZ, 0), 0);
         ck_assert_int_eq(df_node_check_kernel_governor(f->n), 0);
-        put(f->root, GPU "/governor", "performance\n");
+        df_test_put(f->root, GPU "/governor", "performance\n");
         ck_assert_int_eq(df_node_check_kernel_governor(f->n), 1);
         assert_file(f->root, GPU "/governor", "userspace");
         ck_assert(!f->n->has_written);
@@ -958,7 +892,7 @@ END_TEST
 START_TEST(test_prepare_errors) {
         struct fixture *f = fixture_devfreq(false);
 
-        del(f->root, GPU "/max_freq");
+        df_test_del(f->root, GPU "/max_freq");
         ck_assert_int_eq(df_node_prepare(f->n, DF_MODE_CLAMP), -ENOENT);
         ck_assert_int_eq(f->n->drive, DF_DRIVE_NONE);
         ck_assert_int_lt(f->n->min_fd, 0);
@@ -983,7 +917,7 @@ START_TEST(test_kernel_stats_devfreq) {
         uint64_t *freqs, *ms, *trans, total;
         size_t n;
 
-        put(f->root, GPU "/trans_stat", text);
+        df_test_put(f->root, GPU "/trans_stat", text);
         ck_assert_int_eq(df_node_read_kernel_stats(f->n, &freqs, &ms, &trans, &n, &total), 0);
         ck_assert_uint_eq(n, 3);
         ck_assert_uint_eq(total, 16);
@@ -1000,11 +934,11 @@ START_TEST(test_kernel_stats_devfreq) {
         free(ms);
         free(trans);
 
-        put(f->root, GPU "/trans_stat", "Not Supported.\n");
+        df_test_put(f->root, GPU "/trans_stat", "Not Supported.\n");
         ck_assert_int_eq(df_node_read_kernel_stats(f->n, &freqs, &ms, &trans, &n, &total), -ENODATA);
-        put(f->root, GPU "/trans_stat", "     From  :   To\ngarbage\n");
+        df_test_put(f->root, GPU "/trans_stat", "     From  :   To\ngarbage\n");
         ck_assert_int_eq(df_node_read_kernel_stats(f->n, &freqs, &ms, &trans, &n, &total), -EINVAL);
-        del(f->root, GPU "/trans_stat");
+        df_test_del(f->root, GPU "/trans_stat");
         ck_assert_int_eq(df_node_read_kernel_stats(f->n, &freqs, &ms, &trans, &n, &total), -ENODATA);
         fixture_free(f);
 }
@@ -1022,7 +956,7 @@ START_TEST(test_kernel_stats_ten_digits) {
 
         ck_assert_int_eq(df_stats_format_table(table, time_ms, trans, 3, 4294967310, 1066000000, &text), 0);
         ck_assert_ptr_nonnull(strstr(text, "5330000001066000000"));
-        put(f->root, GPU "/trans_stat", text);
+        df_test_put(f->root, GPU "/trans_stat", text);
         ck_assert_int_eq(df_node_read_kernel_stats(f->n, &fr, &ms, &tr, &n, &total), 0);
         ck_assert_uint_eq(n, 3);
         ck_assert_mem_eq(fr, table, sizeof(table));
@@ -1050,7 +984,7 @@ START_TEST(test_kernel_stats_cpufreq) {
                 buf, sizeof(buf), "%u %" PRIu64 "\n%u %" PRIu64 "\n%u %" PRIu64 "\n", khz[0], ticks[0],
                 khz[1], ticks[1], khz[2], ticks[2]);
         ck_assert_uint_lt(len, sizeof(buf));
-        put(f->root, POLICY "0/stats/time_in_state", buf);
+        df_test_put(f->root, POLICY "0/stats/time_in_state", buf);
         /* kernel: show_trans_table() */
         len = (size_t) snprintf(buf, sizeof(buf), "   From  :    To\n         : ");
         for (int j = 0; j < 3; j++)
@@ -1062,9 +996,9 @@ START_TEST(test_kernel_stats_cpufreq) {
                         len += (size_t) snprintf(buf + len, sizeof(buf) - len, "%9u ", counts[i][j]);
                 len += (size_t) snprintf(buf + len, sizeof(buf) - len, "\n");
         }
-        put(f->root, POLICY "0/stats/trans_table", buf);
-        put(f->root, POLICY "0/stats/total_trans", "26\n");
-        put(f->root, POLICY "0/stats/reset", "");
+        df_test_put(f->root, POLICY "0/stats/trans_table", buf);
+        df_test_put(f->root, POLICY "0/stats/total_trans", "26\n");
+        df_test_put(f->root, POLICY "0/stats/reset", "");
 
         ck_assert_int_eq(df_node_read_kernel_stats(f->n, &fr, &ms, &tr, &n, &total), 0);
         ck_assert_uint_eq(n, 3);

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,72 +14,8 @@
 #include "sysfs.h"
 #include "test-helpers.h"
 
-/* --- a root in a temporary directory ------------------------------------------------------- */
-
-static char *root_new(void) {
-        char tmpl[] = "/tmp/devfreqd-test-sysfs-XXXXXX";
-        char *p = mkdtemp(tmpl);
-
-        ck_assert_ptr_nonnull(p);
-        p = strdup(p);
-        ck_assert_ptr_nonnull(p);
-        return p;
-}
-
-static void mkdir_parents(const char *root, const char *rel) {
-        char path[PATH_MAX];
-
-        snprintf(path, sizeof(path), "%s/%s", root, rel);
-        for (char *s = path + strlen(root) + 1; (s = strchr(s, '/')); s++) {
-                *s = '\0';
-                ck_assert_msg(mkdir(path, 0755) == 0 || errno == EEXIST, "mkdir %s: %m", path);
-                *s = '/';
-        }
-}
-
-/* Rewrite in place (same inode), as a kernel attribute changes under a kept descriptor. */
-static void put(const char *root, const char *rel, const char *content) {
-        char path[PATH_MAX];
-        int fd;
-
-        mkdir_parents(root, rel);
-        snprintf(path, sizeof(path), "%s/%s", root, rel);
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        ck_assert_msg(fd >= 0, "open %s: %m", path);
-        ck_assert_int_eq(write(fd, content, strlen(content)), (ssize_t) strlen(content));
-        close(fd);
-}
-
-static void put_link(const char *root, const char *rel, const char *target) {
-        char path[PATH_MAX];
-
-        mkdir_parents(root, rel);
-        snprintf(path, sizeof(path), "%s/%s", root, rel);
-        ck_assert_msg(symlink(target, path) == 0, "symlink %s: %m", path);
-}
-
-static void del(const char *root, const char *rel) {
-        char path[PATH_MAX];
-
-        snprintf(path, sizeof(path), "%s/%s", root, rel);
-        ck_assert_msg(unlink(path) == 0, "unlink %s: %m", path);
-}
-
-static char *get(const char *root, const char *rel) {
-        char path[PATH_MAX];
-
-        snprintf(path, sizeof(path), "%s/%s", root, rel);
-        return df_test_read_file(path);
-}
-
-static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw) {
-        return remove(path);
-}
-
-static void root_free(char *root) {
-        ck_assert_int_eq(nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
-        free(root);
-}
+/* Roots are temporary directories (test-helpers.h); df_test_put() rewrites a file in place (same
+ * inode), as a kernel attribute changes under a kept descriptor. */
 
 /* --- path and name checks ------------------------------------------------------------------ */
 
@@ -155,18 +90,18 @@ END_TEST
 /* --- confinement --------------------------------------------------------------------------- */
 
 static char *confinement_root(void) {
-        char *root = root_new();
+        char *root = df_test_root_new("sysfs");
 
-        put(root, "sys/devices/platform/gpu/devfreq/gpu/governor", "simple_ondemand\n");
-        put_link(root, "sys/class/devfreq/gpu", "../../devices/platform/gpu/devfreq/gpu");
-        put_link(root, "sys/abs-escape", "/etc/passwd");
-        put_link(root, "sys/rel-escape", "../../../../../../../../../../etc/passwd");
-        put_link(root, "sys/etc-link", "/etc");
-        put_link(root, "sys/devices/platform/gpu/devfreq/gpu/outside", "/etc");
-        put_link(root, "sys/devices/platform/gpu/devfreq/gpu/sibling", "../gpu/governor");
-        put_link(root, "sys/devices/platform/gpu/devfreq/gpu/inside", "governor");
-        put(root, "etc/passwd", "in-root passwd\n");
-        put(root, "proc/stat", "cpu  1 2 3 4\n");
+        df_test_put(root, "sys/devices/platform/gpu/devfreq/gpu/governor", "simple_ondemand\n");
+        df_test_put_link(root, "sys/class/devfreq/gpu", "../../devices/platform/gpu/devfreq/gpu");
+        df_test_put_link(root, "sys/abs-escape", "/etc/passwd");
+        df_test_put_link(root, "sys/rel-escape", "../../../../../../../../../../etc/passwd");
+        df_test_put_link(root, "sys/etc-link", "/etc");
+        df_test_put_link(root, "sys/devices/platform/gpu/devfreq/gpu/outside", "/etc");
+        df_test_put_link(root, "sys/devices/platform/gpu/devfreq/gpu/sibling", "../gpu/governor");
+        df_test_put_link(root, "sys/devices/platform/gpu/devfreq/gpu/inside", "governor");
+        df_test_put(root, "etc/passwd", "in-root passwd\n");
+        df_test_put(root, "proc/stat", "cpu  1 2 3 4\n");
         return root;
 }
 
@@ -195,7 +130,7 @@ START_TEST(test_root_open_path) {
         ck_assert_int_eq(df_root_open_path(&r, "/sys/etc-link/passwd", O_RDONLY), -EXDEV);
         ck_assert_int_eq(df_root_open_path(&r, "/sys/etc-link", O_PATH), -EXDEV);
         /* Without the root's own /etc/passwd, nothing is found: the host's was never reached. */
-        del(root, "etc/passwd");
+        df_test_del(root, "etc/passwd");
         ck_assert_int_eq(df_root_open_path(&r, "/sys/abs-escape", O_RDONLY), -ENOENT);
         ck_assert_int_eq(df_root_open_path(&r, "/sys/rel-escape", O_RDONLY), -ENOENT);
         ck_assert_int_eq(df_root_open_path(&r, "/sys/etc-link/passwd", O_RDONLY), -ENOENT);
@@ -210,7 +145,7 @@ START_TEST(test_root_open_path) {
         ck_assert_int_lt(r.fd, 0);
         ck_assert_ptr_null(r.path);
         ck_assert_int_eq(df_root_open("/nonexistent-devfreqd-root", &r), -ENOENT);
-        root_free(root);
+        df_test_root_free(root);
 }
 END_TEST
 
@@ -233,7 +168,7 @@ START_TEST(test_root_resolve) {
         ck_assert_int_eq(df_root_resolve(&slash, "/proc/stat", &host), 0);
         ck_assert_str_eq(host, "/proc/stat");
         df_root_close(&slash);
-        root_free(root);
+        df_test_root_free(root);
 }
 END_TEST
 
@@ -264,20 +199,20 @@ START_TEST(test_attr_open_beneath) {
 
         close(dirfd);
         df_root_close(&r);
-        root_free(root);
+        df_test_root_free(root);
 }
 END_TEST
 
 /* --- reading and writing ------------------------------------------------------------------- */
 
 START_TEST(test_pwrite_shorter_value) {
-        char *root = root_new();
+        char *root = df_test_root_new("sysfs");
         _cleanup_free_ char *after = NULL, *after2 = NULL;
         struct df_root r;
         char buf[32];
         int fd;
 
-        put(root, "sys/x/set_freq", "1000000000\n");
+        df_test_put(root, "sys/x/set_freq", "1000000000\n");
         ck_assert_int_eq(df_root_open(root, &r), 0);
         fd = df_root_open_path(&r, "/sys/x/set_freq", O_RDWR);
         ck_assert_int_ge(fd, 0);
@@ -285,30 +220,30 @@ START_TEST(test_pwrite_shorter_value) {
         ck_assert_int_eq(df_attr_pread(fd, buf, sizeof(buf)), 10);
         ck_assert_str_eq(buf, "1000000000");
         ck_assert_int_eq(df_attr_pwrite(fd, "5"), 0);
-        after = get(root, "sys/x/set_freq");
+        after = df_test_get(root, "sys/x/set_freq");
         ck_assert_str_eq(after, "5");
         ck_assert_int_eq(df_attr_pread(fd, buf, sizeof(buf)), 1);
         ck_assert_str_eq(buf, "5");
         ck_assert_int_eq(df_attr_pwrite_u64(fd, 400000000), 0);
-        after2 = get(root, "sys/x/set_freq");
+        after2 = df_test_get(root, "sys/x/set_freq");
         ck_assert_str_eq(after2, "400000000");
 
         close(fd);
         df_root_close(&r);
-        root_free(root);
+        df_test_root_free(root);
 }
 END_TEST
 
 /* A value read back as plain digits can be overwritten without ftruncate by one at least as long;
  * anything else (unknown length, a shorter value, a value with spaces or leading zeros) truncates. */
 START_TEST(test_pwrite_over) {
-        char *root = root_new();
+        char *root = df_test_root_new("sysfs");
         struct df_root r;
         uint64_t v;
         size_t len = 99;
         int fd;
 
-        put(root, "sys/x/set_freq", "800000000\n");
+        df_test_put(root, "sys/x/set_freq", "800000000\n");
         ck_assert_int_eq(df_root_open(root, &r), 0);
         fd = df_root_open_path(&r, "/sys/x/set_freq", O_RDWR);
         ck_assert_int_ge(fd, 0);
@@ -318,7 +253,7 @@ START_TEST(test_pwrite_over) {
         ck_assert_uint_eq(len, 9);
         ck_assert_int_eq(df_attr_pwrite_over(fd, "200000000", len), 0);
         {
-                _cleanup_free_ char *s = get(root, "sys/x/set_freq");
+                _cleanup_free_ char *s = df_test_get(root, "sys/x/set_freq");
                 ck_assert_str_eq(s, "200000000\n"); /* the newline stays, nothing else */
         }
         ck_assert_int_eq(df_attr_pread_u64_len(fd, &v, &len), 0);
@@ -326,36 +261,36 @@ START_TEST(test_pwrite_over) {
         ck_assert_uint_eq(len, 9);
         ck_assert_int_eq(df_attr_pwrite_over(fd, "5", len), 0);
         {
-                _cleanup_free_ char *s = get(root, "sys/x/set_freq");
+                _cleanup_free_ char *s = df_test_get(root, "sys/x/set_freq");
                 ck_assert_str_eq(s, "5");
         }
 
-        put(root, "sys/x/set_freq", "0800000000\n");
+        df_test_put(root, "sys/x/set_freq", "0800000000\n");
         ck_assert_int_eq(df_attr_pread_u64_len(fd, &v, &len), 0);
         ck_assert_uint_eq(v, 800000000);
         ck_assert_uint_eq(len, 0);
-        put(root, "sys/x/set_freq", " 800000000\n");
+        df_test_put(root, "sys/x/set_freq", " 800000000\n");
         ck_assert_int_eq(df_attr_pread_u64_len(fd, &v, &len), 0);
         ck_assert_uint_eq(len, 0);
         ck_assert_int_eq(df_attr_pwrite_over(fd, "300000000", len), 0);
         {
-                _cleanup_free_ char *s = get(root, "sys/x/set_freq");
+                _cleanup_free_ char *s = df_test_get(root, "sys/x/set_freq");
                 ck_assert_str_eq(s, "300000000");
         }
 
         close(fd);
         df_root_close(&r);
-        root_free(root);
+        df_test_root_free(root);
 }
 END_TEST
 
 START_TEST(test_pread_sizes) {
-        char *root = root_new();
+        char *root = df_test_root_new("sysfs");
         struct df_root r;
         char buf[8];
         int fd;
 
-        put(root, "sys/x/a", "12345\n");
+        df_test_put(root, "sys/x/a", "12345\n");
         ck_assert_int_eq(df_root_open(root, &r), 0);
         fd = df_root_open_path(&r, "/sys/x/a", O_RDONLY);
         ck_assert_int_ge(fd, 0);
@@ -365,7 +300,7 @@ START_TEST(test_pread_sizes) {
         ck_assert_int_eq(df_attr_pread(fd, buf, 0), -EFBIG);
         close(fd);
         df_root_close(&r);
-        root_free(root);
+        df_test_root_free(root);
 }
 END_TEST
 
@@ -388,30 +323,30 @@ START_TEST(test_read_u64) {
                 { "", -EINVAL, 0 },
                 { "undefined\n", -EINVAL, 0 },
         };
-        char *root = root_new();
+        char *root = df_test_root_new("sysfs");
         struct df_root r;
         int dirfd;
 
-        put(root, "sys/x/v", "");
+        df_test_put(root, "sys/x/v", "");
         ck_assert_int_eq(df_root_open(root, &r), 0);
         dirfd = df_root_open_path(&r, "/sys/x", O_PATH | O_DIRECTORY);
         ck_assert_int_ge(dirfd, 0);
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 uint64_t v = 7;
 
-                put(root, "sys/x/v", cases[i].text);
+                df_test_put(root, "sys/x/v", cases[i].text);
                 ck_assert_msg(df_attr_read_u64(dirfd, "v", &v) == cases[i].r, "case %zu", i);
                 ck_assert_uint_eq(v, cases[i].r == 0 ? cases[i].v : 7);
         }
         ck_assert_int_eq(df_attr_write(dirfd, "v", "userspace"), 0);
         {
-                _cleanup_free_ char *t = get(root, "sys/x/v");
+                _cleanup_free_ char *t = df_test_get(root, "sys/x/v");
                 ck_assert_str_eq(t, "userspace");
         }
         ck_assert_int_eq(df_attr_write(dirfd, "missing", "1"), -ENOENT);
         close(dirfd);
         df_root_close(&r);
-        root_free(root);
+        df_test_root_free(root);
 }
 END_TEST
 
