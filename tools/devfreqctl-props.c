@@ -23,6 +23,27 @@ void prop_done(struct prop *p) {
         *p = (struct prop){};
 }
 
+/*
+ * Make room for `need` elements of `size` bytes in the array whose pointer is at `slot`,
+ * doubling; *allocated counts elements. The pointer is copied in and out (any pointer type).
+ */
+static int grow(void *slot, size_t *allocated, size_t need, size_t size) {
+        size_t n = *allocated ? *allocated : 8;
+        void *v, *nv;
+
+        if (need <= *allocated)
+                return 0;
+        while (n < need)
+                n *= 2;
+        memcpy(&v, slot, sizeof(v));
+        nv = realloc(v, n * size);
+        if (!nv)
+                return -ENOMEM;
+        memcpy(slot, &nv, sizeof(nv));
+        *allocated = n;
+        return 0;
+}
+
 static int read_strv(sd_bus_message *m, char type, struct prop *p) {
         size_t allocated = 0;
         const char *s;
@@ -32,14 +53,8 @@ static int read_strv(sd_bus_message *m, char type, struct prop *p) {
         if (r < 0)
                 return r;
         while ((r = sd_bus_message_read_basic(m, type, &s)) > 0) {
-                if (p->n + 2 > allocated) {
-                        size_t n = allocated ? allocated * 2 : 8;
-                        char **v = realloc(p->strv, n * sizeof(char *));
-                        if (!v)
-                                return -ENOMEM;
-                        p->strv = v;
-                        allocated = n;
-                }
+                if (grow(&p->strv, &allocated, p->n + 2, sizeof(char *)) < 0)
+                        return -ENOMEM;
                 p->strv[p->n] = strdup(s);
                 if (!p->strv[p->n])
                         return -ENOMEM;
@@ -65,14 +80,8 @@ static int read_opps(sd_bus_message *m, struct prop *p) {
                 if (r <= 0)
                         break;
                 o.enabled = enabled;
-                if (p->n == allocated) {
-                        size_t n = allocated ? allocated * 2 : 8;
-                        struct ctl_opp *v = realloc(p->opps, n * sizeof(*v));
-                        if (!v)
-                                return -ENOMEM;
-                        p->opps = v;
-                        allocated = n;
-                }
+                if (grow(&p->opps, &allocated, p->n + 1, sizeof(struct ctl_opp)) < 0)
+                        return -ENOMEM;
                 p->opps[p->n++] = o;
         }
         if (r < 0)
@@ -81,7 +90,7 @@ static int read_opps(sd_bus_message *m, struct prop *p) {
 }
 
 static int read_dict_su(sd_bus_message *m, struct prop *p) {
-        size_t allocated = 0;
+        size_t allocated = 0, allocated_nums = 0;
         int r;
 
         r = sd_bus_message_enter_container(m, 'a', "{su}");
@@ -94,18 +103,9 @@ static int read_dict_su(sd_bus_message *m, struct prop *p) {
                 r = sd_bus_message_read(m, "{su}", &key, &v);
                 if (r <= 0)
                         break;
-                if (p->n + 2 > allocated) {
-                        size_t n = allocated ? allocated * 2 : 8;
-                        char **keys = realloc(p->strv, n * sizeof(char *));
-                        if (!keys)
-                                return -ENOMEM;
-                        p->strv = keys;
-                        uint64_t *nums = realloc(p->nums, n * sizeof(uint64_t));
-                        if (!nums)
-                                return -ENOMEM;
-                        p->nums = nums;
-                        allocated = n;
-                }
+                if (grow(&p->strv, &allocated, p->n + 2, sizeof(char *)) < 0 ||
+                    grow(&p->nums, &allocated_nums, p->n + 1, sizeof(uint64_t)) < 0)
+                        return -ENOMEM;
                 p->strv[p->n] = strdup(key);
                 if (!p->strv[p->n])
                         return -ENOMEM;
