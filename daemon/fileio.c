@@ -46,7 +46,7 @@ int write_file_atomic(const char *path, const char *content, size_t size) {
         fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        (void) fchmod(fd, 0644);
+        (void) fchmod(fd, 0600); /* originals and choices are root's business alone */
 
         while (done < size) {
                 ssize_t k = write(fd, content + done, size - done);

@@ -598,6 +598,15 @@ uint64_t manager_device_polling_ms(const struct manager_device *d) {
         return df_device_polls(d->dev) ? d->polling_usec / 1000 : 0;
 }
 
+/* Forget the choice at *i of a walk over the list: the walk goes on with the one after it. */
+static void forget_at(struct state *s, const char *device, const char *key, size_t *i) {
+        size_t before = s->n;
+
+        (void) state_forget(s, device, key);
+        if (s->n < before)
+                (*i)--; /* wraps at 0, and the loop's ++ brings it back */
+}
+
 /* Persisted choices: applied unless the configuration's value for the key changed since. */
 int device_apply_state(struct manager_device *d) {
         struct state *s = d->manager->state;
@@ -637,8 +646,7 @@ int device_apply_state(struct manager_device *d) {
                     df_governor_set_tunable(&d->dev->governor, name, v) >= 0)
                         continue;
                 log_info("%s: forgetting the saved tunable %s=%s", d->name, name, t->value);
-                (void) state_forget(s, d->name, t->key);
-                i--;
+                forget_at(s, d->name, t->key, &i);
         }
 
         c = state_get(s, d->name, "frequency");
@@ -658,8 +666,7 @@ int device_apply_state(struct manager_device *d) {
                 if (df_safe_atou64(o->key + 4, &f) >= 0 && streq(o->config, config_opp(d, f)) &&
                     df_device_set_opp_enabled(d->dev, f, streq(o->value, "enabled")) >= 0)
                         continue;
-                (void) state_forget(s, d->name, o->key);
-                i--;
+                forget_at(s, d->name, o->key, &i);
         }
         return 0;
 }

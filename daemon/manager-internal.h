@@ -27,6 +27,11 @@ void free_devices(struct manager_device **v, size_t n);
 void config_value_for_governor(const struct manager_device *d, char *buf, size_t size);
 void errors_add(struct df_config_errors *e, const struct df_location *loc, const char *fmt, ...) _printf_(3, 4);
 
+/* manager-offline.c */
+int restore_entry(const struct df_root *root, const struct originals_entry *e, bool dry_run);
+/* Whether restore_entry()'s answer means the record goes. */
+bool restore_entry_done(int r);
+
 /* manager.c */
 void manager_regroup(struct manager *m);
 void manager_detach_vanished(struct manager *m);

@@ -85,6 +85,43 @@ int manager_check_config(const struct manager_options *o, FILE *out) {
         return r < 0 ? -EINVAL : 0;
 }
 
+/*
+ * Write one record of the originals file back to its node, saying what happened. 1: restored
+ * and -EBADMSG: a record not to be trusted; the caller drops either. 0: the node is absent now
+ * (it may come back) and other negative errnos: a failure; the caller keeps the record to retry.
+ */
+int restore_entry(const struct df_root *root, const struct originals_entry *e, bool dry_run) {
+        _cleanup_(df_node_freep) struct df_node *n = NULL;
+        int r;
+
+        r = df_node_open(root, e->path, &n);
+        if (r == -ENOENT) {
+                log_notice("%s: absent; keeping its original settings for when it is back", e->path);
+                return 0;
+        }
+        if (r < 0)
+                return log_error_errno(r, "%s: cannot open it to restore its original settings: %m", e->path);
+        /* --dry-run writes nothing here either: it shows what would be written. */
+        n->dry_run = dry_run;
+        n->log = (struct df_log){ .fn = log_from_lib, .userdata = (void *) e->path };
+        r = df_node_restore(n, &e->values);
+        if (r == -EBADMSG) {
+                log_warning("%s: ignoring its record of original settings: %s", e->path, n->error);
+                return r;
+        }
+        if (r < 0) {
+                log_error(
+                        "%s: restoring the original settings failed, keeping them to retry: %s", e->path,
+                        n->error[0] ? n->error : strerror(-r));
+                return r;
+        }
+        return 1;
+}
+
+bool restore_entry_done(int r) {
+        return r == 1 || r == -EBADMSG;
+}
+
 int manager_restore_originals_file(const struct manager_options *o) {
         struct originals *orig = NULL;
         struct df_root root = { .fd = -EBADF };
@@ -101,29 +138,18 @@ int manager_restore_originals_file(const struct manager_options *o) {
         }
         if (orig->n == 0)
                 log_info("Nothing to restore: no original settings recorded in %s", o->runtime_dir);
-        /* Entries kept (failed, or a dry run) stay at the front; restored ones are removed. */
+        /* Entries kept (failed, absent, or a dry run) stay at the front; the others go. */
         while (orig->n > kept) {
                 struct originals_entry *e = &orig->entries[kept];
-                struct df_node *n = NULL;
 
-                r = df_node_open(&root, e->path, &n);
-                if (r >= 0) {
-                        /* --dry-run writes nothing here either: it shows what would be written. */
-                        n->dry_run = o->dry_run;
-                        n->log = (struct df_log){ .fn = log_from_lib, .userdata = (void *) e->path };
-                        r = df_node_restore(n, &e->values);
-                }
-                if (r < 0)
-                        log_error_errno(
-                                r, "%s: restoring the original settings failed: %s", e->path,
-                                n && n->error[0] ? n->error : strerror(-r));
-                df_node_free(n);
-                if (r < 0 || o->dry_run) {
-                        failed += r < 0;
+                r = restore_entry(&root, e, o->dry_run);
+                if (!restore_entry_done(r) || o->dry_run) {
+                        failed += r < 0 && r != -EBADMSG;
                         kept++;
                         continue;
                 }
-                log_info("%s: original settings restored", e->path);
+                if (r > 0)
+                        log_info("%s: original settings restored", e->path);
                 (void) originals_remove(orig, e->path);
         }
         originals_free(orig);

@@ -278,10 +278,15 @@ static void restore_device(struct manager *m, struct manager_device *d) {
         if (!o)
                 return;
         r = df_node_restore(d->node, o);
-        if (r < 0) {
+        if (r < 0 && r != -EBADMSG) {
                 log_error_errno(
                         r, "%s: restoring the original settings of %s failed: %s", d->name, d->node->path,
                         d->node->error[0] ? d->node->error : strerror(-r));
+                return;
+        }
+        if (r == -EBADMSG) {
+                log_warning("%s: ignoring its record of original settings: %s", d->name, d->node->error);
+                (void) originals_remove(m->originals, d->node->path);
                 return;
         }
         log_info("%s: original settings restored", d->name);
@@ -345,24 +350,23 @@ void manager_detach_vanished_later(struct manager *m) {
         (void) sd_event_source_set_enabled(m->detach_event, SD_EVENT_ONESHOT);
 }
 
-/* Originals left by a run that did not restore them, for nodes this configuration does not drive. */
-static void restore_strays(struct manager *m) {
+/*
+ * Originals left by a run that did not restore them (a crash): written back before the new
+ * configuration applies, whether it drives the node or not and in whatever mode, as a reload
+ * does; the first write afterwards records them afresh. A record that cannot be restored now
+ * stays: the first-write hook trusts it over what the crashed run left in sysfs.
+ */
+static void restore_leftovers(struct manager *m) {
         for (size_t i = 0; !m->dry_run && i < m->originals->n;) {
                 struct originals_entry *e = &m->originals->entries[i];
-                struct df_node *n = NULL;
-                bool claimed = false;
+                int r = restore_entry(&m->root, e, false);
 
-                for (size_t j = 0; j < m->n_devices && !claimed; j++)
-                        claimed = streq(m->devices[j]->node->path, e->path);
-                if (claimed) {
+                if (!restore_entry_done(r)) {
                         i++;
                         continue;
                 }
-                if (df_node_open(&m->root, e->path, &n) >= 0 && df_node_restore(n, &e->values) >= 0)
+                if (r > 0)
                         log_info("%s: original settings restored (left by an earlier run)", e->path);
-                else
-                        log_warning("%s: cannot restore the original settings left by an earlier run", e->path);
-                df_node_free(n);
                 (void) originals_remove(m->originals, e->path);
         }
 }
@@ -422,7 +426,7 @@ int manager_start(struct manager *m) {
                 return r == -ENOMEM ? log_oom() : r;
         }
         df_config_errors_done(&errors);
-        restore_strays(m);
+        restore_leftovers(m);
         link_passive(m);
         activate_all(m, m->devices, m->n_devices);
         manager_regroup(m);

@@ -11,7 +11,9 @@
 #include "logging.h"
 #include "originals.h"
 
-#define ORIGINALS_HEADER "# devfreqd originals v1: path governor min max hw_min hw_max (node units)\n"
+/* v2 added the last field; v1 files (six fields a record) still load, with no frequency. */
+#define ORIGINALS_HEADER                                                                                     \
+        "# devfreqd originals v2: path governor min max hw_min hw_max userspace_freq (node units)\n"
 
 static int copy_value(char *dst, const char *src) {
         size_t n = strlen(src);
@@ -24,10 +26,14 @@ static int copy_value(char *dst, const char *src) {
 
 static int parse_line(struct originals *o, char *line) {
         struct originals_entry e = {};
-        char *f[6];
-        int r;
+        char *f[7];
+        int n, r;
 
-        if (split_tabs(line, f, 6) != 6 || df_path_check(f[0]) < 0)
+        n = split_tabs(line, f, 7);
+        if (n != 6 && n != 7)
+                return -EINVAL;
+        /* Only device attributes of sysfs: a record never sends a restore anywhere else. */
+        if (df_path_check(f[0]) < 0 || !strneq(f[0], "/sys/", 5))
                 return -EINVAL;
         r = copy_value(e.values.governor, f[1]);
         if (r >= 0)
@@ -38,6 +44,8 @@ static int parse_line(struct originals *o, char *line) {
                 r = copy_value(e.values.hw_min, f[4]);
         if (r >= 0)
                 r = copy_value(e.values.hw_max, f[5]);
+        if (r >= 0 && n == 7)
+                r = copy_value(e.values.freq, f[6]);
         if (r < 0)
                 return r;
         if (originals_get(o, f[0]))
@@ -131,8 +139,8 @@ int originals_save(const struct originals *o) {
         fputs(ORIGINALS_HEADER, f);
         for (size_t i = 0; i < o->n; i++) {
                 const struct df_originals *v = &o->entries[i].values;
-                fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\n", o->entries[i].path, v->governor, v->min, v->max,
-                        v->hw_min, v->hw_max);
+                fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", o->entries[i].path, v->governor, v->min, v->max,
+                        v->hw_min, v->hw_max, v->freq);
         }
         if (fclose(f) != 0)
                 return log_oom();
@@ -163,7 +171,8 @@ int originals_record(struct originals *o, const char *path, const struct df_orig
                 return 0;
         if (!record_value_valid(path) || !record_value_valid(values->governor) ||
             !record_value_valid(values->min) || !record_value_valid(values->max) ||
-            !record_value_valid(values->hw_min) || !record_value_valid(values->hw_max))
+            !record_value_valid(values->hw_min) || !record_value_valid(values->hw_max) ||
+            !record_value_valid(values->freq))
                 return log_error_errno(EINVAL, "%s: original values cannot be recorded", path);
         p = strdup(path);
         ne = realloc(o->entries, (o->n + 1) * sizeof(*ne));
@@ -175,7 +184,7 @@ int originals_record(struct originals *o, const char *path, const struct df_orig
         }
         o->entries = ne;
         o->entries[o->n++] = (struct originals_entry){ .path = p, .values = *values };
-        return originals_save(o);
+        return 1;
 }
 
 void originals_truncate(struct originals *o, size_t n) {

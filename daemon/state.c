@@ -167,9 +167,14 @@ static bool key_matches(const char *have, const char *key) {
         return streq(have, key);
 }
 
-int state_forget(struct state *s, const char *device, const char *key) {
+int state_forget(struct state *s, const char *device_arg, const char *key_arg) {
+        /* The arguments may be strings of a choice this frees (a caller walking the list passes
+         * the key of the entry it is looking at): compare against copies. */
+        _cleanup_free_ char *device = strdup(device_arg), *key = strdup(key_arg);
         size_t kept = 0, before = s->n;
 
+        if (!device || !key)
+                return -ENOMEM;
         for (size_t i = 0; i < s->n; i++) {
                 if (streq(s->choices[i].device, device) && key_matches(s->choices[i].key, key)) {
                         choice_done(&s->choices[i]);

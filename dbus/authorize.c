@@ -18,6 +18,7 @@ struct auth_check {
         struct bus *bus;
         sd_bus_message *request; /* the method call, dispatched again once decided */
         char *sender;
+        uint32_t uid; /* the caller's, for its user's share of the pending checks */
         char *action;
         sd_bus_slot *slot; /* the CheckAuthorization call; unref cancels it */
         int result;        /* 0 pending, 1 allowed, negative denied */
@@ -97,7 +98,33 @@ static int on_incoming(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         return 0;
 }
 
-static int start_polkit_check(struct bus *b, sd_bus_message *m, const char *action, sd_bus_error *error) {
+static size_t user_checks(const struct bus *b, uint32_t uid) {
+        size_t n = 0;
+
+        for (const struct auth_check *c = b->checks; c; c = c->next)
+                n += c->uid == uid && c->result == 0;
+        return n;
+}
+
+/* A slow polkit must not let one user's calls fill the pending checks that every user shares. */
+static int check_room(struct bus *b, uint32_t uid, sd_bus_error *error) {
+        uint32_t per_user = b->manager->config->max_pending_checks_per_user;
+
+        if (b->n_checks >= PENDING_CHECKS_MAX)
+                return sd_bus_error_setf(
+                        error, SD_BUS_ERROR_ACCESS_DENIED,
+                        "Too many authorization checks are pending (%d); try again", PENDING_CHECKS_MAX);
+        if (user_checks(b, uid) >= per_user)
+                return sd_bus_error_setf(
+                        error, SD_BUS_ERROR_ACCESS_DENIED,
+                        "uid %" PRIu32 " has %" PRIu32 " authorization checks pending, the most allowed "
+                        "(max-pending-checks-per-user); try again",
+                        uid, per_user);
+        return 0;
+}
+
+static int
+start_polkit_check(struct bus *b, sd_bus_message *m, uint32_t uid, const char *action, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
         const char *sender = message_sender(m);
         struct client *client;
@@ -105,10 +132,9 @@ static int start_polkit_check(struct bus *b, sd_bus_message *m, const char *acti
         uint32_t flags = sd_bus_message_get_allow_interactive_authorization(m) ? 1 : 0;
         int r;
 
-        if (b->n_checks >= PENDING_CHECKS_MAX)
-                return sd_bus_error_setf(
-                        error, SD_BUS_ERROR_ACCESS_DENIED,
-                        "Too many authorization checks are pending (%d); try again", PENDING_CHECKS_MAX);
+        r = check_room(b, uid, error);
+        if (r < 0)
+                return r;
         client = client_get(b, sender, true);
         if (!client)
                 return -ENOMEM;
@@ -118,6 +144,7 @@ static int start_polkit_check(struct bus *b, sd_bus_message *m, const char *acti
                 return -ENOMEM;
         }
         c->bus = b;
+        c->uid = uid;
         c->request = sd_bus_message_ref(m);
         c->sender = strdup(sender);
         c->action = strdup(action);
@@ -152,31 +179,89 @@ static int start_polkit_check(struct bus *b, sd_bus_message *m, const char *acti
         return 0;
 }
 
-static bool in_groups(const gid_t *groups, int n, char **names, size_t n_names) {
-        for (size_t i = 0; i < n_names; i++) {
-                struct group grp, *result = NULL;
-                char buf[4096];
+/* getgrnam_r()/getpwuid_r() with a buffer grown until the entry fits (a group line listing many
+ * members is longer than any fixed buffer): 1 found, 0 not found, negative errno. */
+#define NSS_BUFFER_MAX (16u * 1024 * 1024)
 
-                if (getgrnam_r(names[i], &grp, buf, sizeof(buf), &result) != 0 || !result)
+static int lookup_group(const char *name, struct group *grp, char **buf) {
+        for (size_t size = 4096; size <= NSS_BUFFER_MAX; size *= 2) {
+                struct group *result = NULL;
+                char *nb = realloc(*buf, size);
+                int r;
+
+                if (!nb)
+                        return -ENOMEM;
+                *buf = nb;
+                r = getgrnam_r(name, grp, *buf, size, &result);
+                if (r != ERANGE)
+                        return r > 0 ? -r : !!result;
+        }
+        return -ERANGE;
+}
+
+static int lookup_user(uid_t uid, struct passwd *pw, char **buf) {
+        for (size_t size = 4096; size <= NSS_BUFFER_MAX; size *= 2) {
+                struct passwd *result = NULL;
+                char *nb = realloc(*buf, size);
+                int r;
+
+                if (!nb)
+                        return -ENOMEM;
+                *buf = nb;
+                r = getpwuid_r(uid, pw, *buf, size, &result);
+                if (r != ERANGE)
+                        return r > 0 ? -r : !!result;
+        }
+        return -ERANGE;
+}
+
+static bool in_groups(const gid_t *groups, int n, char **names, size_t n_names) {
+        _cleanup_free_ char *buf = NULL;
+
+        for (size_t i = 0; i < n_names; i++) {
+                struct group grp;
+
+                if (lookup_group(names[i], &grp, &buf) <= 0)
                         continue;
                 for (int j = 0; j < n; j++)
-                        if (groups[j] == result->gr_gid)
+                        if (groups[j] == grp.gr_gid)
                                 return true;
         }
         return false;
 }
 
+/* Every group of the user, however many: getgrouplist() says how many when the array is short. */
+static int user_groups(const struct passwd *pw, gid_t **ret, int *ret_n) {
+        _cleanup_free_ gid_t *groups = NULL;
+        int n = 64;
+
+        for (int tries = 0; tries < 8; tries++) {
+                int want = n;
+                gid_t *ng = reallocarray(groups, (size_t) want, sizeof(gid_t));
+
+                if (!ng)
+                        return -ENOMEM;
+                groups = ng;
+                if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) >= 0) {
+                        *ret = TAKE_PTR(groups);
+                        *ret_n = n;
+                        return 0;
+                }
+                if (n <= want)
+                        n = want * 2;
+        }
+        return -E2BIG;
+}
+
 /* Without polkit: the groups of the euid's user in the group database, as polkit's unix-group sees them. */
 static int authorize_by_groups(struct bus *b, uint32_t euid, const char *action, sd_bus_error *error) {
         const struct df_config *c = b->manager->config;
-        struct passwd pw, *result = NULL;
-        char buf[4096];
-        gid_t groups[256];
-        int n = (int) ELEMENTSOF(groups);
+        _cleanup_free_ char *buf = NULL;
+        _cleanup_free_ gid_t *groups = NULL;
+        struct passwd pw;
+        int n = 0;
 
-        if (getpwuid_r(euid, &pw, buf, sizeof(buf), &result) == 0 && result) {
-                if (getgrouplist(pw.pw_name, pw.pw_gid, groups, &n) < 0)
-                        n = (int) ELEMENTSOF(groups); /* more groups than we look at: use the first ones */
+        if (lookup_user(euid, &pw, &buf) > 0 && user_groups(&pw, &groups, &n) >= 0) {
                 if (in_groups(groups, n, c->allow_groups, c->n_allow_groups))
                         return 1;
                 if (streq(action, ACTION_REQUEST) &&
@@ -213,7 +298,7 @@ int bus_authorize(struct bus *b, sd_bus_message *m, const char *action, sd_bus_e
         if (euid == 0)
                 return 1;
         if (b->polkit_owner)
-                return start_polkit_check(b, m, action, error);
+                return start_polkit_check(b, m, euid, action, error);
         return authorize_by_groups(b, euid, action, error);
 }
 

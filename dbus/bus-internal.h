@@ -81,6 +81,7 @@ struct client {
         struct request *requests;
         size_t n_requests;
         size_t n_pending; /* authorization checks in flight */
+        uint32_t uid;     /* the connection's effective uid, once known */
         uint64_t idle;    /* when it last became idle (no requests, no checks), 0 while in use */
         struct client *prev, *next;
 };
@@ -194,6 +195,8 @@ uint64_t clock_now(clockid_t clock);
 const char *message_sender(sd_bus_message *m);
 struct client *client_get(struct bus *b, const char *name, bool create);
 void client_release_if_unused(struct client *c);
+/* The requests held by all connections of one uid. */
+size_t user_requests(struct bus *b, uint32_t uid);
 int sender_creds(struct bus *b, sd_bus_message *m, uint32_t *ret_euid, uint32_t *ret_pid);
 void clients_free_all(struct bus *b);
 
@@ -228,5 +231,14 @@ int bus_send_signal(struct bus *b, sd_bus_message *m);
 void bus_defer_signals(struct bus *b);
 void bus_flush_signals(struct bus *b);
 
-/* Errors for manager return codes. */
-int bus_error_from_errno(sd_bus_error *error, int r, const char *fmt, ...) _printf_(3, 4);
+/*
+ * Callers' strings in error messages: at most ECHO_MAX bytes of one, cut at a character boundary
+ * and marked, so that a reply never carries a caller's megabyte back. `buf` holds the result.
+ */
+#define ECHO_MAX 64
+#define ECHO_BUFFER (ECHO_MAX + sizeof("…"))
+const char *bus_echo(const char *s, char buf[static ECHO_BUFFER]);
+/* Names given as arguments (governors, tunables, request types): InvalidArgs when longer than
+ * NAME_ARG_MAX, checked before authorization so that no large call waits for polkit. */
+#define NAME_ARG_MAX 64
+int bus_check_name_arg(const char *what, const char *name, sd_bus_error *error);

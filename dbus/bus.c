@@ -139,6 +139,30 @@ void bus_flush_signals(struct bus *b) {
         b->n_deferred = 0;
 }
 
+const char *bus_echo(const char *s, char buf[static ECHO_BUFFER]) {
+        size_t n = strlen(s);
+
+        if (n <= ECHO_MAX)
+                return s;
+        /* Back to the first byte of a UTF-8 sequence: the message must stay valid UTF-8. */
+        n = ECHO_MAX;
+        while (n > 0 && ((unsigned char) s[n] & 0xc0) == 0x80)
+                n--;
+        memcpy(buf, s, n);
+        memcpy(buf + n, "…", sizeof("…"));
+        return buf;
+}
+
+int bus_check_name_arg(const char *what, const char *name, sd_bus_error *error) {
+        char e[ECHO_BUFFER];
+
+        if (strlen(name) <= NAME_ARG_MAX)
+                return 0;
+        return sd_bus_error_setf(
+                error, SD_BUS_ERROR_INVALID_ARGS, "The %s name '%s' is longer than %d bytes", what,
+                bus_echo(name, e), NAME_ARG_MAX);
+}
+
 const sd_bus_vtable *bus_vtable_property(const sd_bus_vtable *vtable, const char *name) {
         for (const sd_bus_vtable *v = vtable; v->type != _SD_BUS_VTABLE_END; v++)
                 if (v->type == _SD_BUS_VTABLE_PROPERTY && streq(v->x.property.member, name))

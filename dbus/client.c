@@ -105,6 +105,15 @@ void client_release_if_unused(struct client *c) {
         client_free(oldest);
 }
 
+size_t user_requests(struct bus *b, uint32_t uid) {
+        size_t n = 0;
+
+        for (struct client *c = b->clients; c; c = c->next)
+                if (c->uid == uid)
+                        n += c->n_requests;
+        return n;
+}
+
 void clients_free_all(struct bus *b) {
         while (b->clients)
                 client_free(b->clients);

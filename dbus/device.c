@@ -241,6 +241,9 @@ static int method_set_governor(sd_bus_message *m, void *userdata, sd_bus_error *
         r = sd_bus_message_read(m, "s", &name);
         if (r < 0)
                 return r;
+        r = bus_check_name_arg("governor", name, error);
+        if (r < 0)
+                return r;
         if (d->dev->mode == DF_MODE_GOVERN && !df_governor_find(name))
                 return sd_bus_error_setf(
                         error, ERROR_INVALID_GOVERNOR, "Unknown governor '%s' (see the Governors property)",
@@ -303,6 +306,9 @@ static int method_set_tunable(sd_bus_message *m, void *userdata, sd_bus_error *e
         int r, k;
 
         r = sd_bus_message_read(m, "su", &name, &value);
+        if (r < 0)
+                return r;
+        r = bus_check_name_arg("tunable", name, error);
         if (r < 0)
                 return r;
         if (d->dev->mode != DF_MODE_GOVERN)
@@ -369,6 +375,9 @@ static int read_options(
                 r = sd_bus_message_read(m, "s", &key);
                 if (r < 0)
                         return r;
+                r = bus_check_name_arg("option", key, error);
+                if (r < 0)
+                        return r;
                 r = sd_bus_message_peek_type(m, &type, &contents);
                 if (r < 0)
                         return r;
@@ -425,6 +434,9 @@ static int method_add_request(sd_bus_message *m, void *userdata, sd_bus_error *e
         int r;
 
         r = sd_bus_message_read(m, "st", &type_name, &value);
+        if (r < 0)
+                return r;
+        r = bus_check_name_arg("request type", type_name, error);
         if (r < 0)
                 return r;
         r = read_options(m, &reason, &app, &timeout_ms, error);

@@ -41,6 +41,7 @@ static int require_root(struct bus *b, sd_bus_message *m, sd_bus_error *error) {
 static int property_set_level(
         sd_bus *bus, const char *path, const char *interface, const char *property, sd_bus_message *value,
         void *userdata, sd_bus_error *error) {
+        char e[ECHO_BUFFER];
         const char *s;
         int r, level;
 
@@ -51,7 +52,8 @@ static int property_set_level(
         if (level < 0)
                 return sd_bus_error_setf(
                         error, SD_BUS_ERROR_INVALID_ARGS,
-                        "Unknown log level '%s' (emerg, alert, crit, err, warning, notice, info, debug)", s);
+                        "Unknown log level '%s' (emerg, alert, crit, err, warning, notice, info, debug)",
+                        bus_echo(s, e));
         r = require_root(userdata, value, error);
         if (r < 0)
                 return r;
@@ -66,6 +68,7 @@ static int property_set_target(
         void *userdata, sd_bus_error *error) {
         static const char *const known[] = { "console", "journal", "syslog", "kmsg", "null" };
         bool ok = false;
+        char e[ECHO_BUFFER];
         const char *s;
         int r;
 
@@ -77,7 +80,7 @@ static int property_set_target(
         if (!ok)
                 return sd_bus_error_setf(
                         error, SD_BUS_ERROR_INVALID_ARGS,
-                        "Unknown log target '%s' (console, journal, syslog, kmsg, null)", s);
+                        "Unknown log target '%s' (console, journal, syslog, kmsg, null)", bus_echo(s, e));
         r = require_root(userdata, value, error);
         if (r < 0)
                 return r;

@@ -39,6 +39,7 @@ static int method_get_device(sd_bus_message *m, void *userdata, sd_bus_error *er
         struct bus *b = userdata;
         struct manager_device *d;
         struct device_data *dd;
+        char e[ECHO_BUFFER];
         const char *name;
         int r;
 
@@ -47,7 +48,8 @@ static int method_get_device(sd_bus_message *m, void *userdata, sd_bus_error *er
                 return r;
         d = manager_find_device(b->manager, name);
         if (!d)
-                return sd_bus_error_setf(error, ERROR_NO_SUCH_DEVICE, "No device '%s' (see ListDevices)", name);
+                return sd_bus_error_setf(
+                        error, ERROR_NO_SUCH_DEVICE, "No device '%s' (see ListDevices)", bus_echo(name, e));
         dd = device_data_get(b, d);
         if (!dd)
                 return -ENOMEM;

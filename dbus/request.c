@@ -424,9 +424,16 @@ int request_add(
         r = sender_creds(b, m, &uid, &pid);
         if (r < 0)
                 return r;
+        /* One user's connections together get a share, so that no user can take every slot. */
+        if (uid != 0 && user_requests(b, uid) >= c->max_requests_per_user)
+                return sd_bus_error_setf(
+                        error, ERROR_TOO_MANY_REQUESTS,
+                        "uid %" PRIu32 " holds %zu requests, the most allowed (max-requests-per-user)", uid,
+                        user_requests(b, uid));
         client = client_get(b, sender, true);
         if (!client)
                 return -ENOMEM;
+        client->uid = uid;
 
         q = calloc(1, sizeof(*q));
         if (!q) {

@@ -93,6 +93,12 @@ bool config_loc_before(const struct df_config *c, const struct df_location *a, c
 /* config-keys.c */
 const char *config_governor_names(char *buf, size_t size);
 bool config_kernel_governor_name_valid(const char *s);
+int config_parse_frequency(struct parser *p, const char *s, bool zero_ok, uint64_t *ret);
+
+/* config-opp.c: the point lines of a device section */
+int config_apply_opp(struct parser *p, struct df_config_device *d, const char *value);
+int config_apply_opp_disabled(struct parser *p, struct df_config_device *d, const char *value);
+int config_apply_passive_map(struct parser *p, struct df_config_device *d, const char *value);
 void config_flush(struct parser *p);
 
 /* config-reader.c */

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@ static bool is_alpha(char c) {
 
 /* --- small parsers, each refusing with a message that says what was expected ----------------- */
 
-static int parse_frequency(struct parser *p, const char *s, bool zero_ok, uint64_t *ret) {
+int config_parse_frequency(struct parser *p, const char *s, bool zero_ok, uint64_t *ret) {
         uint64_t v;
         int r;
 
@@ -152,9 +153,7 @@ enum key_id {
         KEY_POLLING_INTERVAL,
         KEY_ALLOW_GROUPS,
         KEY_REQUEST_GROUPS,
-        KEY_MAX_REQUESTS_PER_CLIENT,
-        KEY_MAX_REQUESTS,
-        KEY_MAX_CLIENTS,
+        KEY_LIMIT, /* a uint32_t count of struct df_config, at key.limit */
         KEY_PATH,
         KEY_MODE,
         KEY_GOVERNOR,
@@ -167,6 +166,7 @@ enum key_id {
         KEY_OPP_STEP,
         KEY_PARENT,
         KEY_PASSIVE_MAP,
+        KEY_OVERRIDE_LIMITS,
         KEY_TUNABLE, /* not in the table: any tunable name of a governor */
 };
 
@@ -178,6 +178,7 @@ static const struct key {
         enum key_id id;
         unsigned where;
         bool empty_ok; /* lists (empty clears them) and passive-map (empty: no map) */
+        size_t limit;  /* KEY_LIMIT: offset of the count in struct df_config */
 } keys[] = {
         { "autodiscover", KEY_AUTODISCOVER, IN_DAEMON, false },
         { "default-mode", KEY_DEFAULT_MODE, IN_DAEMON, false },
@@ -185,9 +186,14 @@ static const struct key {
         { "polling-interval", KEY_POLLING_INTERVAL, IN_DAEMON | IN_DEVICE, false },
         { "allow-groups", KEY_ALLOW_GROUPS, IN_DAEMON, true },
         { "request-groups", KEY_REQUEST_GROUPS, IN_DAEMON, true },
-        { "max-requests-per-client", KEY_MAX_REQUESTS_PER_CLIENT, IN_DAEMON, false },
-        { "max-requests", KEY_MAX_REQUESTS, IN_DAEMON, false },
-        { "max-clients", KEY_MAX_CLIENTS, IN_DAEMON, false },
+        { "max-requests-per-client", KEY_LIMIT, IN_DAEMON, false,
+          offsetof(struct df_config, max_requests_per_client) },
+        { "max-requests-per-user", KEY_LIMIT, IN_DAEMON, false,
+          offsetof(struct df_config, max_requests_per_user) },
+        { "max-requests", KEY_LIMIT, IN_DAEMON, false, offsetof(struct df_config, max_requests) },
+        { "max-clients", KEY_LIMIT, IN_DAEMON, false, offsetof(struct df_config, max_clients) },
+        { "max-pending-checks-per-user", KEY_LIMIT, IN_DAEMON, false,
+          offsetof(struct df_config, max_pending_checks_per_user) },
         { "path", KEY_PATH, IN_DEVICE, false },
         { "mode", KEY_MODE, IN_DEVICE, false },
         { "governor", KEY_GOVERNOR, IN_DEVICE, false },
@@ -200,9 +206,10 @@ static const struct key {
         { "opp-step", KEY_OPP_STEP, IN_DEVICE, false },
         { "parent", KEY_PARENT, IN_DEVICE, false },
         { "passive-map", KEY_PASSIVE_MAP, IN_DEVICE, true },
+        { "override-limits", KEY_OVERRIDE_LIMITS, IN_DEVICE, false },
 };
 
-static const struct key tunable_key = { NULL, KEY_TUNABLE, IN_DEVICE, false };
+static const struct key tunable_key = { NULL, KEY_TUNABLE, IN_DEVICE, false, 0 };
 
 static const struct key *key_find(const char *name) {
         for (size_t i = 0; i < ELEMENTSOF(keys); i++)
@@ -308,147 +315,11 @@ static int apply_daemon(struct parser *p, const struct key *k, const char *value
                 return apply_groups(p, value, &c->allow_groups, &c->n_allow_groups);
         case KEY_REQUEST_GROUPS:
                 return apply_groups(p, value, &c->request_groups, &c->n_request_groups);
-        case KEY_MAX_REQUESTS_PER_CLIENT:
-                return parse_limit(p, k->name, value, &c->max_requests_per_client);
-        case KEY_MAX_REQUESTS:
-                return parse_limit(p, k->name, value, &c->max_requests);
-        case KEY_MAX_CLIENTS:
-                return parse_limit(p, k->name, value, &c->max_clients);
+        case KEY_LIMIT:
+                return parse_limit(p, k->name, value, (uint32_t *) ((char *) c + k->limit));
         default:
                 return 0;
         }
-}
-
-/* One token after the frequency of an opp line: a voltage or latency=DURATION, each at most once. */
-static int apply_opp_token(struct parser *p, const char *w, struct df_config_opp *opp) {
-        uint32_t uv;
-
-        if (config_startswith(w, "latency=")) {
-                if (opp->latency_us > 0)
-                        return config_refuse(p, "the operating point has two latencies");
-                if (df_parse_latency(w + 8, &opp->latency_us) < 0 || opp->latency_us == 0)
-                        return config_refuse(
-                                p, "'%s' is not a latency (latency=DURATION above 0, e.g. latency=200us)", w);
-                return 0;
-        }
-        if (df_parse_voltage(w, &uv) < 0 || uv == 0)
-                return config_refuse(
-                        p,
-                        "'%s' is neither a voltage (e.g. 825mV, 1.05V) nor latency=DURATION; an operating point "
-                        "is 'FREQ [VOLTAGE] [latency=DURATION]'",
-                        w);
-        if (opp->microvolt > 0)
-                return config_refuse(p, "'%s': the operating point already has a voltage", w);
-        opp->microvolt = uv;
-        return 0;
-}
-
-static int apply_opp(struct parser *p, struct df_config_device *d, const char *value) {
-        struct df_config_opp opp = { .loc = config_here(p) }, *slot;
-        _cleanup_free_ char *copy = NULL;
-        char *save = NULL, *w;
-        int r;
-
-        copy = strdup(value);
-        if (!copy)
-                return config_oom(p);
-        w = strtok_r(copy, " \t", &save);
-        if (!w) {
-                free(d->opps);
-                d->opps = NULL;
-                d->n_opps = 0;
-                return 0;
-        }
-        r = parse_frequency(p, w, false, &opp.freq);
-        if (r < 0)
-                return r;
-        while ((w = strtok_r(NULL, " \t", &save))) {
-                r = apply_opp_token(p, w, &opp);
-                if (r < 0)
-                        return r;
-        }
-        slot = GROW(d->opps, d->n_opps);
-        if (!slot)
-                return config_oom(p);
-        *slot = opp;
-        d->n_opps++;
-        return 0;
-}
-
-static int apply_opp_disabled(struct parser *p, struct df_config_device *d, const char *value) {
-        _cleanup_free_ char *copy = NULL;
-        char *save = NULL;
-        uint64_t f;
-        int r;
-
-        if (!*value) {
-                free(d->opp_disabled);
-                d->opp_disabled = NULL;
-                d->n_opp_disabled = 0;
-                return 0;
-        }
-        copy = strdup(value);
-        if (!copy)
-                return config_oom(p);
-        for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-                r = parse_frequency(p, w, false, &f);
-                if (r < 0)
-                        return r;
-        }
-        strcpy(copy, value);
-        for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-                struct df_config_frequency *slot = GROW(d->opp_disabled, d->n_opp_disabled);
-
-                if (!slot)
-                        return config_oom(p);
-                (void) df_parse_frequency(w, &slot->freq);
-                slot->loc = config_here(p);
-                d->n_opp_disabled++;
-        }
-        return 0;
-}
-
-/* "P:C P:C …" on one line; a later line replaces the map, an empty one removes it. */
-static int apply_passive_map(struct parser *p, struct df_config_device *d, const char *value) {
-        _cleanup_free_ struct df_passive_pair *map = NULL;
-        _cleanup_free_ char *copy = NULL;
-        char buf[DF_FREQ_STRING_MAX];
-        char *save = NULL;
-        size_t n = 0;
-        int r;
-
-        copy = strdup(value);
-        if (!copy)
-                return config_oom(p);
-        for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-                char *colon = strchr(w, ':');
-                struct df_passive_pair *slot;
-
-                if (!colon || strchr(colon + 1, ':'))
-                        return config_refuse(
-                                p, "'%s' is not a PARENT:CHILD frequency pair (e.g. 400MHz:200MHz)", w);
-                *colon = '\0';
-                slot = GROW(map, n);
-                if (!slot)
-                        return config_oom(p);
-                r = parse_frequency(p, w, false, &slot->parent);
-                if (r < 0)
-                        return r;
-                r = parse_frequency(p, colon + 1, false, &slot->child);
-                if (r < 0)
-                        return r;
-                for (size_t i = 0; i < n; i++)
-                        if (map[i].parent == slot->parent)
-                                return config_refuse(
-                                        p, "passive-map names the parent frequency %s twice",
-                                        df_format_frequency(buf, slot->parent));
-                n++;
-        }
-        free(d->passive_map);
-        d->passive_map = TAKE_PTR(map);
-        d->n_passive_map = n;
-        d->passive_map_loc = config_here(p);
-        return 0;
 }
 
 static int apply_tunable(struct parser *p, struct df_config_device *d, const char *name, const char *value) {
@@ -540,27 +411,30 @@ static int apply_device(struct parser *p, const struct key *k, const char *name,
                 return set_flag(p, parse_polling(p, value, &d->polling_usec), &d->polling_set, &d->polling_loc);
         case KEY_INITIAL_FREQUENCY:
                 return set_flag(
-                        p, parse_frequency(p, value, false, &d->initial_freq), &d->initial_set,
+                        p, config_parse_frequency(p, value, false, &d->initial_freq), &d->initial_set,
                         &d->initial_loc);
         case KEY_MIN_FREQUENCY:
-                return set_flag(p, parse_frequency(p, value, true, &d->min_freq), NULL, &d->min_loc);
+                return set_flag(p, config_parse_frequency(p, value, true, &d->min_freq), NULL, &d->min_loc);
         case KEY_MAX_FREQUENCY:
-                return set_flag(p, parse_frequency(p, value, false, &d->max_freq), NULL, &d->max_loc);
+                return set_flag(p, config_parse_frequency(p, value, false, &d->max_freq), NULL, &d->max_loc);
         case KEY_LOAD:
                 return apply_load(p, d, value);
         case KEY_OPP:
-                return apply_opp(p, d, value);
+                return config_apply_opp(p, d, value);
         case KEY_OPP_DISABLED:
-                return apply_opp_disabled(p, d, value);
+                return config_apply_opp_disabled(p, d, value);
+        case KEY_OVERRIDE_LIMITS:
+                return parse_bool(p, value, &d->override_limits);
         case KEY_OPP_STEP:
                 return set_flag(
-                        p, parse_frequency(p, value, false, &d->opp_step), &d->opp_step_set, &d->opp_step_loc);
+                        p, config_parse_frequency(p, value, false, &d->opp_step), &d->opp_step_set,
+                        &d->opp_step_loc);
         case KEY_PARENT:
                 if (!df_name_valid(value) || strlen(value) > NAME_LEN_MAX)
                         return config_refuse(p, "'%s' is not a device name", value);
                 return store_string(p, &d->parent, &d->parent_loc, value);
         case KEY_PASSIVE_MAP:
-                return apply_passive_map(p, d, value);
+                return config_apply_passive_map(p, d, value);
         case KEY_TUNABLE:
                 return apply_tunable(p, d, name, value);
         default:

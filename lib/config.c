@@ -130,7 +130,9 @@ static struct df_config *config_new(void) {
         c->default_mode = DF_MODE_CLAMP;
         c->polling_usec = DF_CONFIG_DEFAULT_POLLING_USEC;
         c->max_requests_per_client = 64;
+        c->max_requests_per_user = 256;
         c->max_requests = 4096;
+        c->max_pending_checks_per_user = 8;
         c->max_clients = 256;
         c->default_governor = strdup("simple_ondemand");
         if (!c->default_governor)

@@ -80,6 +80,8 @@ struct df_config_device {
         uint64_t opp_step; /* Hz, default 100 MHz */
         struct df_location opp_step_loc;
 
+        bool override_limits; /* clamp: replace the limits found instead of staying inside them */
+
         char *parent; /* passive: the device followed */
         struct df_location parent_loc;
         struct df_passive_pair *passive_map;
@@ -102,9 +104,11 @@ struct df_config {
         size_t n_allow_groups;
         char **request_groups; /* none */
         size_t n_request_groups;
-        uint32_t max_requests_per_client; /* 64 */
-        uint32_t max_requests;            /* 4096 */
-        uint32_t max_clients;             /* 256 */
+        uint32_t max_requests_per_client;     /* 64 */
+        uint32_t max_requests_per_user;       /* 256, over all of a uid's connections; root exempt */
+        uint32_t max_requests;                /* 4096 */
+        uint32_t max_clients;                 /* 256 */
+        uint32_t max_pending_checks_per_user; /* 8 polkit checks in flight per uid */
 
         struct df_config_device *devices; /* in order of first appearance */
         size_t n_devices;

@@ -13,7 +13,7 @@
 #include "node-internal.h"
 #include "node.h"
 
-_printf_(2, 3) static void set_error(struct df_node *n, const char *fmt, ...) {
+void node_set_error(struct df_node *n, const char *fmt, ...) {
         va_list ap;
 
         va_start(ap, fmt);
@@ -57,7 +57,7 @@ static int node_write_over(
                 if (n->first_write) {
                         r = n->first_write(n, n->first_write_userdata);
                         if (r < 0) {
-                                set_error(
+                                node_set_error(
                                         n, "not writing %s/%s: recording the original settings failed: %s",
                                         n->path, attr, strerror(-r));
                                 return r;
@@ -67,7 +67,7 @@ static int node_write_over(
         }
         r = fd >= 0 ? df_attr_pwrite_over(fd, value, current_len) : df_attr_write(n->dirfd, attr, value);
         if (r < 0)
-                set_error(n, "write %s/%s: %s", n->path, attr, strerror(-r));
+                node_set_error(n, "write %s/%s: %s", n->path, attr, strerror(-r));
         return r;
 }
 
@@ -90,7 +90,7 @@ static int open_kept(struct df_node *n, const char *attr, int flags, int *ret) {
                 return 0;
         fd = df_attr_open(n->dirfd, attr, flags);
         if (fd < 0) {
-                set_error(n, "open %s/%s: %s", n->path, attr, strerror(-fd));
+                node_set_error(n, "open %s/%s: %s", n->path, attr, strerror(-fd));
                 return fd;
         }
         safe_close(*ret);
@@ -104,7 +104,7 @@ static int select_userspace(struct df_node *n) {
 
         r = df_node_kernel_governor(n, gov, sizeof(gov));
         if (r < 0) {
-                set_error(n, "read %s/%s: %s", n->path, node_attrs(n)->governor, strerror(-r));
+                node_set_error(n, "read %s/%s: %s", n->path, node_attrs(n)->governor, strerror(-r));
                 return r;
         }
         if (streq(gov, "userspace"))
@@ -222,7 +222,7 @@ int df_node_check_foreign(struct df_node *n, uint64_t *ret_seen) {
                 return 0;
         r = df_attr_pread_u64_len(n->applied_fd, &v, &n->applied_len);
         if (r < 0) {
-                set_error(n, "read %s/%s: %s", n->path, node_attrs(n)->applied, strerror(-r));
+                node_set_error(n, "read %s/%s: %s", n->path, node_attrs(n)->applied, strerror(-r));
                 return r;
         }
         v = node_to_hz(n, v);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "macro.h"
 #include "node.h"
 
 struct kind_attrs {
@@ -17,9 +18,12 @@ struct kind_attrs {
 /* node.c */
 const struct kind_attrs *node_attrs(const struct df_node *n);
 int node_read_text(int dirfd, const char *name, char **ret);
+/* A single word (a governor, a number as sysfs shows it), surrounding whitespace removed. */
+int node_read_word(int dirfd, const char *name, char *buf, size_t size);
 int node_word_to_u64(const char *s, uint64_t *ret);
 uint64_t node_to_hz(const struct df_node *n, uint64_t v);
 void node_close_kept(struct df_node *n);
 
 /* node-drive.c */
+_printf_(2, 3) void node_set_error(struct df_node *n, const char *fmt, ...);
 int node_write(struct df_node *n, int fd, const char *attr, const char *value, bool restoring);

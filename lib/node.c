@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* A devfreq node or cpufreq policy: opening and discovery, its frequencies, the originals and their
- * restore, the kernel governors. Driving it is node-drive.c; kHz exists only in lib/node*.c. */
+/* A devfreq node or cpufreq policy: opening and discovery, its frequencies, the kernel governors.
+ * Driving it is node-drive.c, its originals node-originals.c; kHz exists only in lib/node*.c. */
 
 #include <dirent.h>
 #include <errno.h>
@@ -80,7 +80,7 @@ int node_read_text(int dirfd, const char *name, char **ret) {
 }
 
 /* A single word (a governor, a number as sysfs shows it), surrounding whitespace removed. */
-static int read_word(int dirfd, const char *name, char *buf, size_t size) {
+int node_read_word(int dirfd, const char *name, char *buf, size_t size) {
         ssize_t n = df_attr_read(dirfd, name, buf, size);
         size_t start = 0, end;
 
@@ -138,8 +138,6 @@ struct df_node *df_node_free(struct df_node *n) {
         free(n);
         return NULL;
 }
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct df_node *, df_node_free);
 
 static int parse_cpus(const char *text, unsigned **ret, size_t *ret_n) {
         _cleanup_free_ unsigned *v = NULL;
@@ -229,6 +227,9 @@ int df_node_open(const struct df_root *root, const char *path, struct df_node **
         r = df_root_resolve(root, path, &canonical);
         if (r < 0)
                 return r;
+        /* Device nodes live in sysfs: never treat anything under /proc as one. */
+        if (!strneq(canonical, "/sys/", 5))
+                return -EXDEV;
         n = calloc(1, sizeof(*n));
         if (!n)
                 return -ENOMEM;
@@ -404,85 +405,13 @@ int df_node_read_current(struct df_node *n, uint64_t *ret) {
         return 0;
 }
 
-int df_node_read_originals(struct df_node *n, struct df_originals *ret) {
-        struct df_originals o = {};
-        int r;
-
-        r = read_word(n->dirfd, node_attrs(n)->governor, o.governor, sizeof(o.governor));
-        if (r >= 0)
-                r = read_word(n->dirfd, node_attrs(n)->min, o.min, sizeof(o.min));
-        if (r >= 0)
-                r = read_word(n->dirfd, node_attrs(n)->max, o.max, sizeof(o.max));
-        if (r >= 0 && n->kind == DF_KIND_CPUFREQ) {
-                r = read_word(n->dirfd, "cpuinfo_min_freq", o.hw_min, sizeof(o.hw_min));
-                if (r >= 0)
-                        r = read_word(n->dirfd, "cpuinfo_max_freq", o.hw_max, sizeof(o.hw_max));
-        } else if (r >= 0) {
-                snprintf(o.hw_min, sizeof(o.hw_min), "%" PRIu64, n->hw_min);
-                snprintf(o.hw_max, sizeof(o.hw_max), "%" PRIu64, n->hw_max);
-        }
-        if (r < 0)
-                return r;
-        *ret = o;
-        return 0;
-}
-
-/* A min at or below the lowest, or a max at or above the highest frequency, limits nothing. */
-static bool at_bound(const char *value, const char *bound, bool is_min) {
-        uint64_t v, b;
-
-        if (!*bound)
-                return false;
-        if (node_word_to_u64(value, &v) < 0 || node_word_to_u64(bound, &b) < 0)
-                return streq(value, bound);
-        return is_min ? v <= b : v >= b;
-}
-
-int df_node_restore(struct df_node *n, const struct df_originals *o) {
-        const struct kind_attrs *a = node_attrs(n);
-        bool devfreq = n->kind == DF_KIND_DEVFREQ;
-        const char *min = o->min, *max = o->max;
-        uint64_t new_min, cur_max;
-        int r = 0, k;
-
-        node_close_kept(n);
-        n->drive = DF_DRIVE_NONE;
-        n->has_written = false;
-        /* What follows a restore starts over: the originals are recorded again before it writes. */
-        n->wrote_once = false;
-
-        if (at_bound(min, o->hw_min, true))
-                min = devfreq ? "0" : o->hw_min;
-        if (at_bound(max, o->hw_max, false))
-                max = devfreq ? "0" : o->hw_max;
-
-        if (o->governor[0])
-                r = node_write(n, -EBADF, a->governor, o->governor, true);
-
-        /* Raising the min above the max in force would invert the range for a moment. */
-        if (node_word_to_u64(min, &new_min) < 0)
-                new_min = 0;
-        if (df_attr_read_u64(n->dirfd, a->max, &cur_max) < 0)
-                cur_max = UINT64_MAX;
-        if (new_min > cur_max) {
-                k = max[0] ? node_write(n, -EBADF, a->max, max, true) : 0;
-                r = r < 0 ? r : k;
-                k = min[0] ? node_write(n, -EBADF, a->min, min, true) : 0;
-        } else {
-                k = min[0] ? node_write(n, -EBADF, a->min, min, true) : 0;
-                r = r < 0 ? r : k;
-                k = max[0] ? node_write(n, -EBADF, a->max, max, true) : 0;
-        }
-        return r < 0 ? r : k;
-}
-
 int df_node_kernel_governor(struct df_node *n, char *buf, size_t size) {
         char gov[DF_ATTR_VALUE_MAX];
         size_t len;
         int r;
 
         /* The caller's buffer keeps its old contents on failure (the daemon shows it as it is). */
-        r = read_word(n->dirfd, node_attrs(n)->governor, gov, sizeof(gov));
+        r = node_read_word(n->dirfd, node_attrs(n)->governor, gov, sizeof(gov));
         if (r < 0)
                 return r;
         len = strlen(gov);

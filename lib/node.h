@@ -9,6 +9,7 @@
 
 #include "device.h"
 #include "log.h"
+#include "macro.h"
 #include "sysfs.h"
 
 enum df_kind {
@@ -33,6 +34,7 @@ struct df_originals {
         char max[DF_ATTR_VALUE_MAX];
         char hw_min[DF_ATTR_VALUE_MAX]; /* devfreq: lowest available frequency; cpufreq: cpuinfo_min_freq */
         char hw_max[DF_ATTR_VALUE_MAX];
+        char freq[DF_ATTR_VALUE_MAX]; /* under the userspace governor: set_freq / scaling_setspeed; else "" */
 };
 
 /* How the node is driven now. */
@@ -86,6 +88,7 @@ struct df_node {
  */
 int df_node_open(const struct df_root *root, const char *path, struct df_node **ret);
 struct df_node *df_node_free(struct df_node *n);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct df_node *, df_node_free);
 
 /* Whether the node's directory still exists (a removed device is detached). */
 bool df_node_exists(const struct df_node *n);
@@ -109,9 +112,18 @@ int df_node_read_current(struct df_node *n, uint64_t *ret);
 int df_node_read_originals(struct df_node *n, struct df_originals *ret);
 
 /*
+ * Whether a record of originals may be written to this node: a governor the node offers and
+ * frequencies within its hardware bounds (or devfreq's "no limit" 0). -EBADMSG (n->error says
+ * what) for a record that is not to be trusted; a read error as it is.
+ */
+int df_node_check_originals(struct df_node *n, const struct df_originals *o);
+
+/*
  * Write the originals back (governor, then min and max in an order the kernel accepts); a min
  * or max equal to the hardware bound is written as "no limit" (devfreq 0, cpufreq the cpuinfo
- * bound). Stops driving the node. Returns the first error, after trying every attribute.
+ * bound), then under the userspace governor its frequency. A record df_node_check_originals()
+ * refuses writes nothing (-EBADMSG). Stops driving the node. Returns the first error, after trying
+ * every attribute.
  */
 int df_node_restore(struct df_node *n, const struct df_originals *o);
 
