@@ -121,6 +121,8 @@ start_notify_listener() {
 # $DF_VALGRIND_LOGDIR (default $tmp/valgrind, removed with $tmp), named TEST.N.log; a run with
 # errors or definitely/indirectly lost bytes exits 97. tests/integration/valgrind.sh reads the logs.
 daemon_wrapper=()
+# daemon_prefix: a command the daemon runs under, before any valgrind (a test's own namespace).
+daemon_prefix=()
 daemon_starts=0
 if [[ ${DF_VALGRIND:-0} == 1 ]]; then
         valgrind_logdir=${DF_VALGRIND_LOGDIR:-$tmp/valgrind}
@@ -141,7 +143,7 @@ spawn_daemon() {
         daemon_starts=$((daemon_starts + 1))
         ((${#wrapper[@]} == 0)) || wrapper+=(--log-file="$valgrind_logdir/$(basename "$0" .sh).$daemon_starts.log")
         NOTIFY_SOCKET=$tmp/notify.socket LD_PRELOAD=$fakekernel \
-                "${wrapper[@]}" "$devfreqd" --root "$root" --bus "$bus_address" --config "$tmp/devfreqd.conf" \
+                "${daemon_prefix[@]}" "${wrapper[@]}" "$devfreqd" --root "$root" --bus "$bus_address" --config "$tmp/devfreqd.conf" \
                 --config-dir "$tmp/conf.d" --runtime-dir "$tmp/run" --state-dir "$tmp/state" --log-level debug \
                 "$@" >>"$daemon_log" 2>&1 &
         daemon_pid=$!
