@@ -179,12 +179,46 @@ static int set_governor(
         return 0;
 }
 
+/* Start from initial-frequency (govern mode) or what sysfs reports. */
+static int
+start_device(struct manager_device *d, const struct df_config_device *cd, struct df_config_errors *errors) {
+        uint64_t initial;
+        int r;
+
+        if (df_node_read_current(d->node, &initial) < 0)
+                initial = d->dev->opps.opps[d->dev->opps.n - 1].freq;
+        if (cd && cd->initial_set && d->dev->mode == DF_MODE_GOVERN)
+                initial = cd->initial_freq;
+        r = df_device_start(d->dev, initial, now_usec());
+        if (r < 0 && d->dev->opps.n > DF_STATS_MAX_STATES)
+                errors_add(
+                        errors, cd ? &cd->loc : NULL, "%s: %zu operating points; at most %d are supported",
+                        d->name, d->dev->opps.n, DF_STATS_MAX_STATES);
+        else if (r < 0)
+                errors_add(errors, cd ? &cd->loc : NULL, "%s: cannot start: %s", d->name, strerror(-r));
+        return r;
+}
+
+/* The configuration's values in force for the persisted-choice rule ("-" when unset). */
+static int remember_config_values(struct manager_device *d, const struct df_config_device *cd) {
+        char buf[DF_ATTR_VALUE_MAX + 16];
+
+        snprintf(
+                buf, sizeof(buf), "%s:%s", df_mode_to_string(d->dev->mode),
+                d->dev->mode == DF_MODE_GOVERN ? d->dev->governor.ops->name : strempty(d->clamp_governor));
+        d->config_governor = strdup(buf);
+        if (cd && cd->initial_set)
+                snprintf(buf, sizeof(buf), "%" PRIu64, cd->initial_freq);
+        else
+                snprintf(buf, sizeof(buf), "-");
+        d->config_initial = strdup(buf);
+        return d->config_governor && d->config_initial ? 0 : -ENOMEM;
+}
+
 static int build_one(
         struct manager *m, const struct df_config *c, const struct df_config_device *cd, const char *path,
         const char *name, struct manager_device **ret, struct df_config_errors *errors) {
         struct manager_device *d;
-        char buf[DF_ATTR_VALUE_MAX + 16];
-        uint64_t initial;
         int r;
 
         d = calloc(1, sizeof(*d));
@@ -230,47 +264,16 @@ static int build_one(
                 errors_add(errors, &cd->passive_map_loc, "passive-map: a parent frequency is listed twice");
                 goto fail;
         }
-        if (cd)
+        if (cd) {
                 df_device_set_admin_range(d->dev, cd->min_freq, cd->max_freq);
-
-        /* Load sources are opened now, so a missing file is a configuration error, not a surprise. */
-        if (df_device_polls(d->dev)) {
-                r = device_open_load(d);
-                if (r < 0) {
-                        errors_add(
-                                errors, cd ? &cd->load_loc : NULL, "load: cannot read %s%s%s: %s",
-                                df_load_kind_to_string(d->load_kind), d->load_path ? ":" : "",
-                                strempty(d->load_path), strerror(-r));
-                        goto fail;
-                }
+                d->dev->override_limits = cd->override_limits;
         }
 
-        if (df_node_read_current(d->node, &initial) < 0)
-                initial = d->dev->opps.opps[d->dev->opps.n - 1].freq;
-        if (cd && cd->initial_set && d->dev->mode == DF_MODE_GOVERN)
-                initial = cd->initial_freq;
-        r = df_device_start(d->dev, initial, now_usec());
-        if (r < 0) {
-                if (d->dev->opps.n > DF_STATS_MAX_STATES)
-                        errors_add(
-                                errors, cd ? &cd->loc : NULL,
-                                "%s: %zu operating points; at most %d are supported", d->name, d->dev->opps.n,
-                                DF_STATS_MAX_STATES);
-                else
-                        errors_add(errors, cd ? &cd->loc : NULL, "%s: cannot start: %s", d->name, strerror(-r));
+        r = start_device(d, cd, errors);
+        if (r < 0)
                 goto fail;
-        }
 
-        snprintf(
-                buf, sizeof(buf), "%s:%s", df_mode_to_string(d->dev->mode),
-                d->dev->mode == DF_MODE_GOVERN ? d->dev->governor.ops->name : strempty(d->clamp_governor));
-        d->config_governor = strdup(buf);
-        if (cd && cd->initial_set)
-                snprintf(buf, sizeof(buf), "%" PRIu64, cd->initial_freq);
-        else
-                snprintf(buf, sizeof(buf), "-");
-        d->config_initial = strdup(buf);
-        if (!d->config_governor || !d->config_initial)
+        if (remember_config_values(d, cd) < 0)
                 goto oom;
         d->node->log = (struct df_log){ .fn = log_from_lib, .userdata = d->name };
         *ret = d;

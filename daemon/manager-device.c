@@ -245,6 +245,28 @@ static void check_foreign(struct manager_device *d) {
         df_device_force_write(d->dev);
 }
 
+/* Clamp mode: the limits other writers left are outer bounds of the range; a change of them by
+ * another writer is adopted (and logged), and devfreqd's range written again inside them. */
+static void check_limits(struct manager_device *d) {
+        uint64_t min, max;
+        int r;
+
+        if (d->dev->mode != DF_MODE_CLAMP || d->dev->override_limits || d->node->drive != DF_DRIVE_CLAMP)
+                return;
+        r = df_node_check_limits(d->node);
+        if (r < 0) {
+                if (!device_check_vanished(d, r))
+                        device_set_error(d, LOG_WARNING, "%s", d->node->error);
+                return;
+        }
+        if (r == 2) {
+                log_notice("%s: %s; keeping within it", d->name, d->node->limits_note);
+                df_device_force_write(d->dev);
+        }
+        df_node_found_range(d->node, &min, &max);
+        df_device_set_outer_range(d->dev, min, max);
+}
+
 static void write_failed(struct manager_device *d, int r) {
         if (device_check_vanished(d, r))
                 return;
@@ -264,6 +286,7 @@ void device_evaluate(struct manager_device *d, bool full_publish) {
                 return;
         }
         check_foreign(d);
+        check_limits(d);
         if (d->vanished)
                 return;
 

@@ -223,6 +223,10 @@ static void record_originals(struct manager *m, struct manager_device **v, size_
         for (size_t i = 0; i < n; i++) {
                 struct df_originals o;
 
+                /* A clamp node that shares its limits is written only once there is something to
+                 * say, maybe never: its originals wait for that first write. */
+                if (v[i]->dev->mode == DF_MODE_CLAMP && !v[i]->dev->override_limits && !v[i]->clamp_governor)
+                        continue;
                 if (originals_get(m->originals, v[i]->node->path) || df_node_read_originals(v[i]->node, &o) < 0)
                         continue; /* the first-write hook tries again and reports */
                 if (originals_record(m->originals, v[i]->node->path, &o) > 0)
@@ -270,6 +274,7 @@ static void activate_all(struct manager *m, struct manager_device **fresh, size_
 
 static void restore_device(struct manager *m, struct manager_device *d) {
         const struct df_originals *o;
+        struct df_originals polite;
         int r;
 
         if (m->dry_run)
@@ -277,6 +282,14 @@ static void restore_device(struct manager *m, struct manager_device *d) {
         o = originals_get(m->originals, d->node->path);
         if (!o)
                 return;
+        /* Sharing the limits, the ones to leave are those found last: another writer's since. */
+        if (d->dev->mode == DF_MODE_CLAMP && !d->dev->override_limits && d->node->drive == DF_DRIVE_CLAMP &&
+            df_node_check_limits(d->node) >= 0) {
+                polite = *o;
+                memcpy(polite.min, d->node->found_min, sizeof(polite.min));
+                memcpy(polite.max, d->node->found_max, sizeof(polite.max));
+                o = &polite;
+        }
         r = df_node_restore(d->node, o);
         if (r < 0 && r != -EBADMSG) {
                 log_error_errno(

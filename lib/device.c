@@ -59,6 +59,7 @@ int df_device_new(const char *name, enum df_mode mode, struct df_device **ret) {
         }
         d->mode = mode;
         d->admin_max = UINT64_MAX;
+        d->outer_max = UINT64_MAX;
         d->dirty = true;
         df_opp_table_init(&d->opps);
         df_opp_table_set_notifier(&d->opps, on_opp_event, d);
@@ -144,6 +145,14 @@ void df_device_set_admin_range(struct df_device *d, uint64_t min, uint64_t max) 
         device_changed(d);
 }
 
+void df_device_set_outer_range(struct df_device *d, uint64_t min, uint64_t max) {
+        if (d->outer_min == min && d->outer_max == max)
+                return;
+        d->outer_min = min;
+        d->outer_max = max;
+        device_changed(d);
+}
+
 void df_device_set_sample(struct df_device *d, uint64_t busy, uint64_t total) {
         d->busy = busy;
         d->total = total;
@@ -212,6 +221,10 @@ static void refresh(struct df_device *d) {
         hi = d->usable[d->n_usable - 1];
         floor = MAX(MAX(lo, d->admin_min), df_qos_read_value(&d->qos, DF_QOS_MIN_FREQUENCY));
         ceiling = MIN(MIN(hi, d->admin_max), df_qos_read_value(&d->qos, DF_QOS_MAX_FREQUENCY));
+        if (d->mode == DF_MODE_CLAMP && !d->override_limits) {
+                floor = MAX(floor, d->outer_min);
+                ceiling = MIN(ceiling, d->outer_max);
+        }
 
         /* A ceiling below every usable point wins over the latency aggregate. */
         if (ceiling < lo && df_qos_count(&d->qos, DF_QOS_LATENCY) > 0) {
@@ -296,10 +309,39 @@ static uint64_t governor_value(struct df_device *d, bool *decided) {
         return df_governor_get_target(&d->governor, &in);
 }
 
+/* Clamp mode has something to say when a request, a disabled point or a configured bound shapes
+ * the range; else the limits stay whatever other writers (or nobody) left there. */
+static bool clamp_has_say(const struct df_device *d) {
+        if (d->override_limits || d->admin_min > 0 || d->admin_max != UINT64_MAX)
+                return true;
+        for (int t = 0; t < _DF_QOS_TYPE_MAX; t++)
+                if (df_qos_count(&d->qos, (enum df_qos_type) t) > 0)
+                        return true;
+        return df_opp_count_enabled(&d->opps) < d->opps.n;
+}
+
+/* Nothing to say: no write at all, and limits held until now are given back. */
+static int clamp_release(struct df_device *d, struct df_evaluation *ev) {
+        int r;
+
+        if (d->applied && !d->holding)
+                return 0;
+        r = d->backend && d->backend->release_range ? d->backend->release_range(d->backend_userdata) : 0;
+        if (r < 0)
+                return r;
+        d->applied = true;
+        d->holding = false;
+        ev->wrote = r > 0;
+        ev->changed = r > 0;
+        return ev->changed;
+}
+
 static int evaluate_clamp(struct df_device *d, struct df_evaluation *ev) {
         int r;
 
-        ev->changed = !d->applied || d->eff_min != d->range_min || d->eff_max != d->range_max;
+        if (!clamp_has_say(d))
+                return clamp_release(d, ev);
+        ev->changed = !d->applied || !d->holding || d->eff_min != d->range_min || d->eff_max != d->range_max;
         if (!ev->changed)
                 return 0;
         ev->wrote = true;
@@ -312,6 +354,7 @@ static int evaluate_clamp(struct df_device *d, struct df_evaluation *ev) {
         }
         d->range_min = d->eff_min;
         d->range_max = d->eff_max;
+        d->holding = true;
         return 1;
 }
 

@@ -27,6 +27,9 @@ struct df_backend_ops {
         int (*set_frequency)(void *userdata, uint64_t freq, uint64_t previous);
         /* clamp mode: bound the kernel's governor to [min, max]. */
         int (*set_range)(void *userdata, uint64_t min, uint64_t max);
+        /* clamp mode: devfreqd has nothing to say; give the limits back to whoever set them before.
+         * 1 when that wrote, 0 when nothing was held. */
+        int (*release_range)(void *userdata);
 };
 
 /* What one evaluation decided. */
@@ -57,6 +60,13 @@ struct df_device {
 
         uint64_t admin_min; /* configuration bounds, 0 and UINT64_MAX when none */
         uint64_t admin_max;
+        /* Clamp mode: the limits other writers left on the node bound the range, which requests
+         * and configured bounds may narrow, never widen; 0 and UINT64_MAX when none. With
+         * override_limits they are ignored and the range is written even with nothing to say. */
+        uint64_t outer_min;
+        uint64_t outer_max;
+        bool override_limits;
+        bool holding; /* clamp mode: the range written is in force (not given back) */
 
         const struct df_backend_ops *backend;
         void *backend_userdata;
@@ -111,6 +121,9 @@ int df_device_set_governor(struct df_device *d, const struct df_governor_ops *op
 
 /* Configuration bounds; 0 / UINT64_MAX for none. Asks for a re-evaluation. */
 void df_device_set_admin_range(struct df_device *d, uint64_t min, uint64_t max);
+
+/* Clamp mode: the limits found on the node (0 / UINT64_MAX for none). Asks for a re-evaluation. */
+void df_device_set_outer_range(struct df_device *d, uint64_t min, uint64_t max);
 
 /* A new complete sample (busy and total over the last interval). */
 void df_device_set_sample(struct df_device *d, uint64_t busy, uint64_t total);

@@ -142,6 +142,9 @@ int df_node_prepare(struct df_node *n, enum df_mode mode) {
                 return r;
         }
         n->drive = mode == DF_MODE_GOVERN ? DF_DRIVE_PINNED : DF_DRIVE_CLAMP;
+        /* The limits another writer (or nobody) left, unless devfreqd holds them already. */
+        if (n->drive == DF_DRIVE_CLAMP && !n->limits_held)
+                (void) df_node_check_limits(n);
         return 0;
 }
 
@@ -196,6 +199,7 @@ static int node_set_frequency(void *userdata, uint64_t freq, uint64_t previous) 
 static int node_set_range(void *userdata, uint64_t min, uint64_t max) {
         struct df_node *n = userdata;
         uint64_t old_max;
+        int r;
 
         if (n->drive != DF_DRIVE_CLAMP)
                 return -EOPNOTSUPP;
@@ -205,13 +209,101 @@ static int node_set_range(void *userdata, uint64_t min, uint64_t max) {
                 old_max = node_to_hz(n, old_max);
         else
                 old_max = UINT64_MAX;
-        return write_range(n, min, max, min > old_max);
+        r = write_range(n, min, max, min > old_max);
+        if (r >= 0)
+                n->limits_held = true;
+        return r;
+}
+
+/* Give the attributes back: the limits found there, written as they were found. */
+static int node_release_range(void *userdata) {
+        struct df_node *n = userdata;
+        char hw_min[32], hw_max[32];
+        int r;
+
+        if (n->drive != DF_DRIVE_CLAMP)
+                return -EOPNOTSUPP;
+        if (!n->limits_held)
+                return 0;
+        snprintf(hw_min, sizeof(hw_min), "%" PRIu64, to_node_units(n, n->hw_min, ROUND_DOWN));
+        snprintf(hw_max, sizeof(hw_max), "%" PRIu64, to_node_units(n, n->hw_max, ROUND_UP));
+        r = node_write_limits(n, n->found_min, n->found_max, hw_min, hw_max);
+        if (r < 0)
+                return r;
+        n->limits_held = false;
+        n->has_written = false;
+        return 1;
 }
 
 const struct df_backend_ops df_node_backend_ops = {
         .set_frequency = node_set_frequency,
         .set_range = node_set_range,
+        .release_range = node_release_range,
 };
+
+/* Whether a limit read back is the one written: devfreq keeps its limits in kHz (the maximum
+ * rounded up, the minimum down) and shows them in Hz. */
+static bool shows_written(const struct df_node *n, const char *seen, uint64_t written, bool is_max) {
+        uint64_t v;
+
+        if (node_word_to_u64(seen, &v) < 0)
+                return false;
+        v = node_to_hz(n, v);
+        if (v == written)
+                return true;
+        if (n->kind != DF_KIND_DEVFREQ)
+                return false;
+        return v == (is_max ? (written / 1000 + (written % 1000 != 0)) * 1000 : written / 1000 * 1000);
+}
+
+int df_node_check_limits(struct df_node *n) {
+        const struct kind_attrs *a = node_attrs(n);
+        char min[DF_ATTR_VALUE_MAX], max[DF_ATTR_VALUE_MAX];
+        bool min_ours, max_ours;
+        int r;
+
+        r = node_read_word(n->dirfd, a->min, min, sizeof(min));
+        if (r >= 0)
+                r = node_read_word(n->dirfd, a->max, max, sizeof(max));
+        if (r < 0) {
+                node_set_error(n, "read %s/%s: %s", n->path, a->max, strerror(-r));
+                return r;
+        }
+        /* A dry run writes nothing, so nothing it "holds" shows. */
+        if (n->limits_held && n->dry_run)
+                return 0;
+        if (!n->limits_held) {
+                if (streq(min, n->found_min) && streq(max, n->found_max))
+                        return 0;
+                memcpy(n->found_min, min, sizeof(min));
+                memcpy(n->found_max, max, sizeof(max));
+                return 1;
+        }
+        min_ours = shows_written(n, min, n->written_min, false);
+        max_ours = shows_written(n, max, n->written_max, true);
+        if (min_ours && max_ours)
+                return 0;
+        snprintf(n->limits_note, sizeof(n->limits_note),
+                 "%s was changed to %s by another writer (devfreqd wrote %" PRIu64 ")", max_ours ? a->min : a->max,
+                 max_ours ? min : max, to_node_units(n, max_ours ? n->written_min : n->written_max, ROUND_NEAREST));
+        if (!min_ours)
+                memcpy(n->found_min, min, sizeof(min));
+        if (!max_ours)
+                memcpy(n->found_max, max, sizeof(max));
+        n->limits_held = false;
+        return 2;
+}
+
+void df_node_found_range(const struct df_node *n, uint64_t *ret_min, uint64_t *ret_max) {
+        uint64_t v;
+
+        *ret_min = 0;
+        *ret_max = UINT64_MAX;
+        if (node_word_to_u64(n->found_min, &v) >= 0 && v > 0 && node_to_hz(n, v) > n->hw_min)
+                *ret_min = node_to_hz(n, v);
+        if (node_word_to_u64(n->found_max, &v) >= 0 && v > 0 && (n->hw_max == 0 || node_to_hz(n, v) < n->hw_max))
+                *ret_max = node_to_hz(n, v);
+}
 
 int df_node_check_foreign(struct df_node *n, uint64_t *ret_seen) {
         uint64_t v;

@@ -24,6 +24,11 @@ int node_word_to_u64(const char *s, uint64_t *ret);
 uint64_t node_to_hz(const struct df_node *n, uint64_t v);
 void node_close_kept(struct df_node *n);
 
+/* node-originals.c */
+/* min and max in an order that never inverts the range in force; a value at the hardware bound
+ * is written as "no limit". */
+int node_write_limits(struct df_node *n, const char *min, const char *max, const char *hw_min, const char *hw_max);
+
 /* node-drive.c */
 _printf_(2, 3) void node_set_error(struct df_node *n, const char *fmt, ...);
 int node_write(struct df_node *n, int fd, const char *attr, const char *value, bool restoring);

@@ -100,12 +100,16 @@ static bool at_bound(const char *value, const char *bound, bool is_min) {
         return is_min ? v <= b : v >= b;
 }
 
-/* min and max in an order that never inverts the range in force, even for a moment. */
-static int restore_limits(struct df_node *n, const char *min, const char *max) {
+int node_write_limits(struct df_node *n, const char *min, const char *max, const char *hw_min, const char *hw_max) {
         const struct kind_attrs *a = node_attrs(n);
+        bool devfreq = n->kind == DF_KIND_DEVFREQ;
         uint64_t new_min, cur_max;
         int r, k;
 
+        if (at_bound(min, hw_min, true))
+                min = devfreq ? "0" : hw_min;
+        if (at_bound(max, hw_max, false))
+                max = devfreq ? "0" : hw_max;
         if (node_word_to_u64(min, &new_min) < 0)
                 new_min = 0;
         if (df_attr_read_u64(n->dirfd, a->max, &cur_max) < 0)
@@ -121,8 +125,6 @@ static int restore_limits(struct df_node *n, const char *min, const char *max) {
 }
 
 int df_node_restore(struct df_node *n, const struct df_originals *o) {
-        bool devfreq = n->kind == DF_KIND_DEVFREQ;
-        const char *min = o->min, *max = o->max;
         int r, k;
 
         r = df_node_check_originals(n, o);
@@ -131,16 +133,14 @@ int df_node_restore(struct df_node *n, const struct df_originals *o) {
         node_close_kept(n);
         n->drive = DF_DRIVE_NONE;
         n->has_written = false;
-        /* What follows a restore starts over: the originals are recorded again before it writes. */
+        /* What follows a restore starts over: the originals are recorded again before it writes,
+         * and the limits found are looked at again. */
         n->wrote_once = false;
-
-        if (at_bound(min, o->hw_min, true))
-                min = devfreq ? "0" : o->hw_min;
-        if (at_bound(max, o->hw_max, false))
-                max = devfreq ? "0" : o->hw_max;
+        n->limits_held = false;
+        n->found_min[0] = n->found_max[0] = '\0';
 
         r = node_write(n, -EBADF, node_attrs(n)->governor, o->governor, true);
-        k = restore_limits(n, min, max);
+        k = node_write_limits(n, o->min, o->max, o->hw_min, o->hw_max);
         r = r < 0 ? r : k;
         /* The userspace governor's frequency last: the kernel clamps it into the limits. */
         if (o->freq[0] && streq(o->governor, "userspace")) {

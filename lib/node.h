@@ -78,6 +78,14 @@ struct df_node {
         uint64_t written_min; /* Hz, pinned or clamp */
         uint64_t written_max;
 
+        /* Clamp drive, sharing min/max with other writers: the values found there (what another
+         * writer, or nobody, put there; "" before the first look) and whether the attributes hold
+         * devfreqd's range now. */
+        char found_min[DF_ATTR_VALUE_MAX];
+        char found_max[DF_ATTR_VALUE_MAX];
+        bool limits_held;
+        char limits_note[192]; /* what df_node_check_limits() found another writer did */
+
         char error[256]; /* the last failure, "write …/set_freq: Device or resource busy" */
 };
 
@@ -139,6 +147,19 @@ int df_node_set_kernel_governor(struct df_node *n, const char *name);
  * in clamp and pinned modes; selecting the userspace governor is a write (originals first).
  */
 int df_node_prepare(struct df_node *n, enum df_mode mode);
+
+/*
+ * Clamp drive, the limits shared with other writers. Reads min/max: before devfreqd holds them,
+ * whatever is there is the found limits (the first look, or another writer changed them: 1);
+ * while it holds them, values other than the ones it wrote are another writer's (2, and
+ * limits_note says what changed): they become the found limits and the attributes are no longer
+ * held, so the next write puts devfreqd's range back inside them. 0 when nothing changed.
+ */
+int df_node_check_limits(struct df_node *n);
+
+/* The found limits in Hz as bounds of an effective range: 0 / UINT64_MAX where a value is at
+ * the hardware bound or "no limit", or where none was found. */
+void df_node_found_range(const struct df_node *n, uint64_t *ret_min, uint64_t *ret_max);
 
 /* df_backend_ops over a df_node (userdata = the node). */
 extern const struct df_backend_ops df_node_backend_ops;

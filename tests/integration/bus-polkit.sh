@@ -16,6 +16,8 @@ cat >"$tmp/devfreqd.conf" <<EOF
 [daemon]
 autodiscover = no
 request-groups = nogroup
+# one connection fills the 64 checks of the whole daemon (the per-user share is tested in bus-shares.sh)
+max-pending-checks-per-user = 100
 
 $(gpu_userspace_section)
 initial-frequency = 200MHz

@@ -19,6 +19,8 @@ struct fake {
         uint64_t previous;
         unsigned range_writes;
         uint64_t min, max;
+        unsigned releases; /* release_range calls that gave held limits back */
+        bool held;
         int fail; /* negative errno returned by the next calls */
 };
 
@@ -41,12 +43,26 @@ static int fake_set_range(void *userdata, uint64_t min, uint64_t max) {
         f->range_writes++;
         f->min = min;
         f->max = max;
+        f->held = true;
         return 0;
+}
+
+static int fake_release_range(void *userdata) {
+        struct fake *f = userdata;
+
+        if (f->fail)
+                return f->fail;
+        if (!f->held)
+                return 0;
+        f->held = false;
+        f->releases++;
+        return 1;
 }
 
 static const struct df_backend_ops fake_ops = {
         .set_frequency = fake_set_frequency,
         .set_range = fake_set_range,
+        .release_range = fake_release_range,
 };
 
 static unsigned events;
@@ -299,6 +315,8 @@ START_TEST(test_clamp_mode_writes_endpoints) {
         struct df_device *d = make(DF_MODE_CLAMP, &df_governor_performance, false, &f, 300 * MHZ);
         struct df_qos_request max = {};
 
+        /* override-limits: the range is written whatever the node held before. */
+        d->override_limits = true;
         ck_assert(!df_device_polls(d));
         ck_assert_int_eq(df_device_evaluate(d, 0, NULL), 1);
         ck_assert_uint_eq(f.range_writes, 1);
@@ -319,6 +337,60 @@ START_TEST(test_clamp_mode_writes_endpoints) {
         ck_assert_uint_eq(f.min, 200 * MHZ);
         ck_assert_uint_eq(f.range_writes, 3);
         ck_assert_int_eq(df_qos_remove_request(&max), 1);
+        df_device_free(d);
+}
+END_TEST
+
+/* Sharing the limits: nothing written without something to say; the limits found bound the range
+ * (narrowed, never widened); given back when the last request ends. */
+START_TEST(test_clamp_shares_limits) {
+        struct fake f = {};
+        struct df_device *d = make(DF_MODE_CLAMP, &df_governor_performance, false, &f, 300 * MHZ);
+        struct df_qos_request max = {}, min = {};
+        uint64_t lo, hi;
+
+        df_device_set_outer_range(d, 0, 400 * MHZ); /* another tool's cap */
+        ck_assert_int_eq(df_device_evaluate(d, 0, NULL), 0);
+        ck_assert_uint_eq(f.range_writes, 0);
+        ck_assert_uint_eq(f.releases, 0);
+        df_device_get_range(d, &lo, &hi);
+        ck_assert_uint_eq(lo, 100 * MHZ);
+        ck_assert_uint_eq(hi, 400 * MHZ);
+
+        /* A request below the cap is written; one above it leaves the cap. */
+        ck_assert_int_eq(df_qos_add_request(&d->qos, &max, DF_QOS_MAX_FREQUENCY, 300 * MHZ), 1);
+        ck_assert_int_eq(df_device_evaluate(d, 1, NULL), 1);
+        ck_assert_uint_eq(f.range_writes, 1);
+        ck_assert_uint_eq(f.max, 300 * MHZ);
+        ck_assert_int_eq(df_qos_update_request(&max, 450 * MHZ), 1);
+        ck_assert_int_eq(df_device_evaluate(d, 2, NULL), 1);
+        ck_assert_uint_eq(f.max, 400 * MHZ);
+        /* A floor above the cap is clamped to it: the ceiling wins. */
+        ck_assert_int_eq(df_qos_add_request(&d->qos, &min, DF_QOS_MIN_FREQUENCY, 500 * MHZ), 1);
+        ck_assert_int_eq(df_device_evaluate(d, 3, NULL), 1);
+        ck_assert_uint_eq(f.min, 400 * MHZ);
+        ck_assert_uint_eq(f.max, 400 * MHZ);
+
+        /* The last request ends: the limits are given back, once. */
+        ck_assert_int_eq(df_qos_remove_request(&min), 1);
+        ck_assert_int_eq(df_device_evaluate(d, 4, NULL), 1);
+        ck_assert_uint_eq(f.releases, 0);
+        ck_assert_int_eq(df_qos_remove_request(&max), 1);
+        ck_assert_int_eq(df_device_evaluate(d, 5, NULL), 1);
+        ck_assert_uint_eq(f.releases, 1);
+        ck_assert_int_eq(df_device_evaluate(d, 6, NULL), 0);
+        ck_assert_uint_eq(f.releases, 1);
+        ck_assert_uint_eq(f.range_writes, 4);
+
+        /* A disabled point and a configured bound are things to say too. */
+        ck_assert_int_eq(df_device_set_opp_enabled(d, 100 * MHZ, false), 1);
+        ck_assert_int_eq(df_device_evaluate(d, 7, NULL), 1);
+        ck_assert_uint_eq(f.min, 200 * MHZ);
+        ck_assert_int_eq(df_device_set_opp_enabled(d, 100 * MHZ, true), 1);
+        df_device_set_admin_range(d, 0, 300 * MHZ);
+        ck_assert_int_eq(df_device_evaluate(d, 8, NULL), 1);
+        ck_assert_uint_eq(f.max, 300 * MHZ);
+        ck_assert_uint_eq(f.releases, 1);
         df_device_free(d);
 }
 END_TEST
@@ -431,6 +503,7 @@ static Suite *device_suite(void) {
 
         tc = tcase_create("modes");
         tcase_add_test(tc, test_clamp_mode_writes_endpoints);
+        tcase_add_test(tc, test_clamp_shares_limits);
         tcase_add_test(tc, test_start_rules);
         tcase_add_test(tc, test_mode_strings);
         suite_add_tcase(s, tc);

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Sharing min/max with the other writers of the limits (TLP, thermald, an administrator): in
+# clamp mode nothing is written without something to say, limits found are outer bounds, the
+# slot is given back when the last request ends, another writer's change is adopted, and
+# override-limits restores the replacing behaviour. Kill -9 and --restore still put back what
+# was there first.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/bus-lib.sh"
+
+make_root
+# Something capped the machine before devfreqd started: a CPU policy at 1.6 GHz, the GPU at 600 MHz.
+kwrite "$policy0/scaling_max_freq" 1600000
+kwrite "$gpu/max_freq" 600000000
+cat >"$tmp/devfreqd.conf" <<EOF
+[daemon]
+autodiscover = yes
+EOF
+# ino ATTR: the inode of a fake attribute; the fake kernel replaces the file on every store, so
+# an unchanged inode means nothing was written, not even the same value.
+ino() { stat -c %i "$root$1"; }
+watched=("$gpu/min_freq" "$gpu/max_freq" "$policy0/scaling_min_freq" "$policy0/scaling_max_freq")
+inodes() {
+        local a
+        for a in "${watched[@]}"; do ino "$a"; done
+}
+before=$(inodes)
+start_bus
+start_daemon
+p_gpu=$(dev_path ff9a0000.gpu)
+
+# ================================================================ nothing to say, nothing written
+is "no request: the policy's 1.6 GHz cap stays" "$(kread "$policy0/scaling_max_freq")" 1600000
+is "... the GPU's 600 MHz cap stays" "$(kread "$gpu/max_freq")" 600000000
+is "... and no write reached either node" "$(inodes)" "$before"
+is "the cap bounds the effective range on the bus (policy)" "$(dget policy0 MaxFrequency)" 1600000000
+is "... and the GPU's" "$(dget ff9a0000.gpu MaxFrequency)" 600000000
+: >"$notify_log.$daemon_pid"
+kill -HUP "$daemon_pid"
+wait_until 10 daemon_ready || diag "no READY=1 after SIGHUP"
+is "after a reload, still no write" "$(inodes)" "$before"
+check "the originals file was never needed" test ! -e "$tmp/run/originals"
+
+# ================================================================ a request below the cap
+client_start a
+like "a max-frequency request of 400 MHz" "$(client_cmd a add ff9a0000.gpu max-frequency 400000000)" '^ok '
+is "... is written" "$(kread "$gpu/max_freq")" 400000000
+is "... the policy is untouched" "$(ino "$policy0/scaling_max_freq") $(kread "$policy0/scaling_max_freq")" \
+        "$(sed -n 4p <<<"$before") 1600000"
+client_stop a
+gpu_max_is() { [[ $(kread "$gpu/max_freq") == "$1" ]]; }
+check "when it ends, the 600 MHz cap is in force again" wait_until 10 gpu_max_is 600000000
+
+# ================================================================ requests beyond the cap
+client_start b
+req=$(client_cmd b add ff9a0000.gpu max-frequency 700000000)
+like "a max-frequency request above the cap" "$req" '^ok '
+is "... leaves the cap: the ceiling wins" "$(kread "$gpu/max_freq")" 600000000
+req=$(client_cmd b add ff9a0000.gpu min-frequency 800000000)
+is "a min-frequency request above the cap is clamped to it" \
+        "$(kread "$gpu/min_freq") $(kread "$gpu/max_freq")" "600000000 600000000"
+client_stop b
+check "both gone: the cap and no floor again" wait_until 10 gpu_max_is 600000000
+
+# ================================================================ another writer while a request is held
+client_start c
+req=$(client_cmd c add ff9a0000.gpu max-frequency 400000000)
+req=${req#ok }
+is "a 400 MHz request is written" "$(kread "$gpu/max_freq")" 400000000
+kwrite "$gpu/max_freq" 300000000 # the other tool writes its new cap over devfreqd's
+log_at=$(wc -l <"$daemon_log")
+like "the request is updated to 500 MHz" "$(client_cmd c update "$req" 500000000)" '^ok'
+is "... the other writer's 300 MHz is adopted as the outer bound" "$(kread "$gpu/max_freq")" 300000000
+is "... and shown on the bus" "$(dget ff9a0000.gpu MaxFrequency)" 300000000
+after=$(tail -n +$((log_at + 1)) "$daemon_log")
+is "... the log says so once, with both values" \
+        "$(grep -c 'max_freq was changed to 300000000 by another writer (devfreqd wrote 400000000)' <<<"$after")" 1
+client_stop c
+check "when the request ends, the adopted cap stays in force" wait_until 10 gpu_max_is 300000000
+kwrite "$gpu/max_freq" 600000000
+
+# ================================================================ kill -9 and --restore
+client_start d
+client_cmd d add ff9a0000.gpu max-frequency 400000000 >/dev/null
+client_cmd d add policy0 max-frequency 1200000000 >/dev/null
+is "requests held on both nodes" "$(kread "$gpu/max_freq") $(kread "$policy0/scaling_max_freq")" \
+        "400000000 1200000"
+stop_daemon KILL
+client_kill d
+out=$(LD_PRELOAD=$fakekernel "$devfreqd" --root "$root" --runtime-dir "$tmp/run" --restore 2>&1)
+is "kill -9, then --restore: exactly the caps that were there first" \
+        "$(kread "$gpu/max_freq") $(kread "$policy0/scaling_max_freq")" "600000000 1600000"
+start_daemon
+client_start e
+client_cmd e add ff9a0000.gpu max-frequency 400000000 >/dev/null
+stop_daemon KILL
+client_kill e
+before=$(inodes)
+start_daemon
+is "kill -9, then a new start: the cap that was there first" "$(kread "$gpu/max_freq")" 600000000
+stop_daemon
+is "... and a clean stop leaves it" "$(kread "$gpu/max_freq")" 600000000
+
+# ================================================================ override-limits = yes
+cat >"$tmp/devfreqd.conf" <<EOF
+[daemon]
+autodiscover = no
+
+[device gpu]
+path = /sys/class/devfreq/ff9a0000.gpu
+override-limits = yes
+EOF
+start_daemon
+is "override-limits = yes: the range replaces the cap found" "$(kread "$gpu/max_freq")" 800000000
+is "... and the bus shows the table's range" "$(dget gpu MaxFrequency)" 800000000
+stop_daemon
+is "... the cap comes back at exit" "$(kread "$gpu/max_freq")" 600000000
+
+tap_done
