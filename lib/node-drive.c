@@ -283,9 +283,11 @@ int df_node_check_limits(struct df_node *n) {
         max_ours = shows_written(n, max, n->written_max, true);
         if (min_ours && max_ours)
                 return 0;
-        snprintf(n->limits_note, sizeof(n->limits_note),
-                 "%s was changed to %s by another writer (devfreqd wrote %" PRIu64 ")", max_ours ? a->min : a->max,
-                 max_ours ? min : max, to_node_units(n, max_ours ? n->written_min : n->written_max, ROUND_NEAREST));
+        snprintf(
+                n->limits_note, sizeof(n->limits_note),
+                "%s was changed to %s by another writer (devfreqd wrote %" PRIu64 ")",
+                max_ours ? a->min : a->max, max_ours ? min : max,
+                to_node_units(n, max_ours ? n->written_min : n->written_max, ROUND_NEAREST));
         if (!min_ours)
                 memcpy(n->found_min, min, sizeof(min));
         if (!max_ours)
