@@ -32,12 +32,8 @@ struct manager_device *device_free(struct manager_device *d) {
         df_load_source_free(d->load);
         df_device_free(d->dev);
         df_node_free(d->node);
+        df_spec_free(d->spec);
         free(d->children);
-        free(d->parent_name);
-        free(d->load_path);
-        free(d->config_governor);
-        free(d->config_initial);
-        free(d->clamp_governor);
         free(d->name);
         free(d);
         return NULL;
@@ -113,10 +109,10 @@ int device_open_load(struct manager_device *d) {
         }
         if (d->load)
                 return 0;
-        if (d->load_kind == DF_LOAD_NONE)
+        if (d->spec->load == DF_LOAD_NONE)
                 return -ENOMEDIUM;
         r = df_load_source_open(
-                &d->manager->root, d->load_kind, d->load_path, d->node->cpus, d->node->n_cpus, &d->load);
+                &d->manager->root, d->spec->load, d->spec->load_path, d->node->cpus, d->node->n_cpus, &d->load);
         if (r < 0)
                 return r;
         return 0;
@@ -319,8 +315,8 @@ void device_poll(struct manager_device *d) {
                 if (!device_check_vanished(d, r))
                         device_set_error(
                                 d, LOG_WARNING, "reading the load (%s%s%s) failed: %s",
-                                df_load_kind_to_string(d->load_kind), d->load_path ? ":" : "",
-                                strempty(d->load_path), strerror(-r));
+                                df_load_kind_to_string(d->spec->load), d->spec->load_path ? ":" : "",
+                                strempty(d->spec->load_path), strerror(-r));
                 return;
         }
         if (r == 0) {
@@ -382,35 +378,13 @@ static void persist(struct manager_device *d, const char *key, const char *value
                 log_warning_errno(r, "%s: cannot remember the choice %s=%s: %m", d->name, key, value);
 }
 
-/* The configuration's value of a tunable, "-" when it sets none. */
-static const char *config_tunable(const struct manager_device *d, const char *name, char *buf, size_t size) {
-        const struct df_config_device *cd = d->configured ? df_config_find_device(d->manager->config, d->name) :
-                                                            NULL;
-
-        for (size_t i = 0; cd && i < cd->n_tunables; i++)
-                if (streq(cd->tunables[i].name, name)) {
-                        snprintf(buf, size, "%" PRIu32, cd->tunables[i].value);
-                        return buf;
-                }
-        return "-";
-}
-
-static const char *config_opp(const struct manager_device *d, uint64_t freq) {
-        const struct df_config_device *cd = d->configured ? df_config_find_device(d->manager->config, d->name) :
-                                                            NULL;
-
-        for (size_t i = 0; cd && i < cd->n_opp_disabled; i++)
-                if (cd->opp_disabled[i].freq == freq)
-                        return "disabled";
-        return "enabled";
-}
-
 static int switch_governor(struct manager_device *d, const struct df_governor_ops *ops) {
         const struct df_governor_ops *old = d->dev->governor.ops;
         int r;
 
-        if (ops->polls && d->load_kind == DF_LOAD_NONE)
-                return -ENOMEDIUM;
+        r = df_spec_check_governor(d->spec, ops);
+        if (r < 0)
+                return r;
         if (ops == &df_governor_passive && !d->dev->parent)
                 return -ENOLINK;
         r = df_device_set_governor(d->dev, ops);
@@ -426,21 +400,6 @@ static int switch_governor(struct manager_device *d, const struct df_governor_op
         return 0;
 }
 
-static bool kernel_offers(struct manager_device *d, const char *name) {
-        char **v = NULL;
-        size_t n = 0;
-        bool found = false;
-
-        if (df_node_kernel_governors(d->node, &v, &n) < 0)
-                return false;
-        for (size_t i = 0; i < n; i++) {
-                found = found || streq(v[i], name);
-                free(v[i]);
-        }
-        free(v);
-        return found;
-}
-
 /* Clamp mode: the kernel's governor, checked against the node's list, written at once. */
 int manager_device_set_governor_kernel(struct manager_device *d, const char *name) {
         char current[DF_ATTR_VALUE_MAX];
@@ -448,7 +407,7 @@ int manager_device_set_governor_kernel(struct manager_device *d, const char *nam
 
         if (df_node_kernel_governor(d->node, current, sizeof(current)) >= 0 && streq(current, name))
                 return 0;
-        if (!kernel_offers(d, name))
+        if (df_node_offers_governor(d->node, name) <= 0)
                 return -ENOPKG; /* not offered: nothing written */
         r = df_node_set_kernel_governor(d->node, name);
         if (r < 0) {
@@ -466,7 +425,7 @@ int manager_device_set_governor(struct manager_device *d, const char *name) {
         char config[DF_ATTR_VALUE_MAX + 16];
         int r;
 
-        config_value_for_governor(d, config, sizeof(config));
+        df_spec_config_governor(d->spec, config, sizeof(config));
         if (d->dev->mode == DF_MODE_CLAMP) {
                 r = manager_device_set_governor_kernel(d, name);
                 if (r <= 0)
@@ -493,13 +452,14 @@ int manager_device_set_governor(struct manager_device *d, const char *name) {
 }
 
 int manager_device_set_frequency(struct manager_device *d, uint64_t freq) {
-        char value[32];
+        char value[32], config[32];
 
         if (d->dev->mode != DF_MODE_GOVERN || d->dev->governor.ops != &df_governor_userspace)
                 return -EOPNOTSUPP;
         df_governor_userspace_set(&d->dev->governor, freq);
         snprintf(value, sizeof(value), "%" PRIu64, freq);
-        persist(d, "frequency", value, d->config_initial);
+        df_spec_config_initial(d->spec, config, sizeof(config));
+        persist(d, "frequency", value, config);
         device_evaluate(d, true);
         manager_detach_vanished_later(d->manager);
         return 0;
@@ -516,7 +476,8 @@ int manager_device_set_tunable(struct manager_device *d, const char *name, uint3
                 return r;
         snprintf(key, sizeof(key), "tunable:%s", name);
         snprintf(v, sizeof(v), "%" PRIu32, value);
-        persist(d, key, v, config_tunable(d, name, buf, sizeof(buf)));
+        df_spec_config_tunable(d->spec, name, buf, sizeof(buf));
+        persist(d, key, v, buf);
         d->pending = true;
         flush(d);
         return 0;
@@ -530,7 +491,7 @@ int manager_device_set_operating_point(struct manager_device *d, uint64_t freq, 
         if (r < 0)
                 return r;
         snprintf(key, sizeof(key), "opp:%" PRIu64, freq);
-        persist(d, key, enabled ? "enabled" : "disabled", config_opp(d, freq));
+        persist(d, key, enabled ? "enabled" : "disabled", df_spec_config_point(d->spec, freq));
         flush(d);
         return 0;
 }
@@ -618,7 +579,7 @@ int manager_device_available_governors(struct manager_device *d, char ***ret, si
 }
 
 uint64_t manager_device_polling_ms(const struct manager_device *d) {
-        return df_device_polls(d->dev) ? d->polling_usec / 1000 : 0;
+        return df_device_polls(d->dev) ? d->spec->polling_usec / 1000 : 0;
 }
 
 /* Forget the choice at *i of a walk over the list: the walk goes on with the one after it. */
@@ -630,32 +591,31 @@ static void forget_at(struct state *s, const char *device, const char *key, size
                 (*i)--; /* wraps at 0, and the loop's ++ brings it back */
 }
 
-/* Persisted choices: applied unless the configuration's value for the key changed since. */
-int device_apply_state(struct manager_device *d) {
-        struct state *s = d->manager->state;
-        char config[DF_ATTR_VALUE_MAX + 16], buf[16];
-        const struct state_choice *c;
-        uint64_t f;
-        uint32_t v;
+static void apply_saved_governor(struct manager_device *d, struct state *s) {
+        char config[DF_ATTR_VALUE_MAX + 16];
+        const struct state_choice *c = state_get(s, d->name, "governor");
 
-        config_value_for_governor(d, config, sizeof(config));
-        c = state_get(s, d->name, "governor");
-        if (c && !streq(c->config, config)) {
+        if (!c)
+                return;
+        df_spec_config_governor(d->spec, config, sizeof(config));
+        if (!streq(c->config, config)) {
                 log_info("%s: the configured governor changed; forgetting the saved choice %s", d->name, c->value);
                 (void) state_forget(s, d->name, "governor");
                 (void) state_forget(s, d->name, "tunable:");
                 (void) state_forget(s, d->name, "frequency");
-        } else if (c) {
-                if (d->dev->mode == DF_MODE_CLAMP) {
-                        if (df_node_set_kernel_governor(d->node, c->value) < 0)
-                                log_warning(
-                                        "%s: cannot restore the saved kernel governor %s", d->name, c->value);
-                } else {
-                        const struct df_governor_ops *ops = df_governor_find(c->value);
-                        if (!ops || (ops != d->dev->governor.ops && switch_governor(d, ops) < 0))
-                                log_warning("%s: cannot restore the saved governor %s", d->name, c->value);
-                }
+        } else if (d->dev->mode == DF_MODE_CLAMP) {
+                if (df_node_set_kernel_governor(d->node, c->value) < 0)
+                        log_warning("%s: cannot restore the saved kernel governor %s", d->name, c->value);
+        } else {
+                const struct df_governor_ops *ops = df_governor_find(c->value);
+                if (!ops || (ops != d->dev->governor.ops && switch_governor(d, ops) < 0))
+                        log_warning("%s: cannot restore the saved governor %s", d->name, c->value);
         }
+}
+
+static void apply_saved_tunables(struct manager_device *d, struct state *s) {
+        char buf[16];
+        uint32_t v;
 
         for (size_t i = 0; i < s->n; i++) {
                 const struct state_choice *t = &s->choices[i];
@@ -664,33 +624,53 @@ int device_apply_state(struct manager_device *d) {
                 if (!streq(t->device, d->name) || strncmp(t->key, "tunable:", 8) != 0)
                         continue;
                 name = t->key + 8;
-                if (streq(t->config, config_tunable(d, name, buf, sizeof(buf))) &&
-                    df_safe_atou32(t->value, &v) >= 0 && d->dev->mode == DF_MODE_GOVERN &&
-                    df_governor_set_tunable(&d->dev->governor, name, v) >= 0)
+                df_spec_config_tunable(d->spec, name, buf, sizeof(buf));
+                if (streq(t->config, buf) && df_safe_atou32(t->value, &v) >= 0 &&
+                    d->dev->mode == DF_MODE_GOVERN && df_governor_set_tunable(&d->dev->governor, name, v) >= 0)
                         continue;
                 log_info("%s: forgetting the saved tunable %s=%s", d->name, name, t->value);
                 forget_at(s, d->name, t->key, &i);
         }
+}
 
-        c = state_get(s, d->name, "frequency");
-        if (c) {
-                if (streq(c->config, d->config_initial) && df_safe_atou64(c->value, &f) >= 0 &&
-                    d->dev->governor.ops == &df_governor_userspace)
-                        df_governor_userspace_set(&d->dev->governor, f);
-                else
-                        (void) state_forget(s, d->name, "frequency");
-        }
+static void apply_saved_frequency(struct manager_device *d, struct state *s) {
+        const struct state_choice *c = state_get(s, d->name, "frequency");
+        char config[32];
+        uint64_t f;
+
+        if (!c)
+                return;
+        df_spec_config_initial(d->spec, config, sizeof(config));
+        if (streq(c->config, config) && df_safe_atou64(c->value, &f) >= 0 &&
+            d->dev->governor.ops == &df_governor_userspace)
+                df_governor_userspace_set(&d->dev->governor, f);
+        else
+                (void) state_forget(s, d->name, "frequency");
+}
+
+static void apply_saved_points(struct manager_device *d, struct state *s) {
+        uint64_t f;
 
         for (size_t i = 0; i < s->n; i++) {
                 const struct state_choice *o = &s->choices[i];
 
                 if (!streq(o->device, d->name) || strncmp(o->key, "opp:", 4) != 0)
                         continue;
-                if (df_safe_atou64(o->key + 4, &f) >= 0 && streq(o->config, config_opp(d, f)) &&
+                if (df_safe_atou64(o->key + 4, &f) >= 0 && streq(o->config, df_spec_config_point(d->spec, f)) &&
                     df_device_set_opp_enabled(d->dev, f, streq(o->value, "enabled")) >= 0)
                         continue;
                 forget_at(s, d->name, o->key, &i);
         }
+}
+
+/* Persisted choices: applied unless the configuration's value for the key changed since. */
+int device_apply_state(struct manager_device *d) {
+        struct state *s = d->manager->state;
+
+        apply_saved_governor(d, s);
+        apply_saved_tunables(d, s);
+        apply_saved_frequency(d, s);
+        apply_saved_points(d, s);
         return 0;
 }
 
@@ -701,8 +681,8 @@ int device_activate(struct manager_device *d) {
         d->node->dry_run = d->manager->dry_run;
         df_device_set_backend(d->dev, &df_node_backend_ops, d->node);
         df_device_set_event_handler(d->dev, device_event, d);
-        if (device_prepare(d) >= 0 && d->dev->mode == DF_MODE_CLAMP && d->clamp_governor) {
-                int r = manager_device_set_governor_kernel(d, d->clamp_governor);
+        if (device_prepare(d) >= 0 && d->dev->mode == DF_MODE_CLAMP && d->spec->kernel_governor) {
+                int r = manager_device_set_governor_kernel(d, d->spec->kernel_governor);
                 if (r < 0)
                         device_set_error(d, LOG_ERR, "%s", d->node->error[0] ? d->node->error : strerror(-r));
         }

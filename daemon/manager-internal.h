@@ -24,8 +24,6 @@ int build_devices(
         struct manager *m, const struct df_config *c, struct manager_device ***ret, size_t *ret_n,
         struct df_config_errors *errors);
 void free_devices(struct manager_device **v, size_t n);
-void config_value_for_governor(const struct manager_device *d, char *buf, size_t size);
-void errors_add(struct df_config_errors *e, const struct df_location *loc, const char *fmt, ...) _printf_(3, 4);
 
 /* manager-offline.c */
 int restore_entry(const struct df_root *root, const struct originals_entry *e, bool dry_run);

@@ -11,48 +11,6 @@
 #include "manager-internal.h"
 #include "units.h"
 
-static void print_device(FILE *out, struct manager_device *d) {
-        struct df_device *dev = d->dev;
-        char a[DF_FREQ_STRING_MAX], b[DF_FREQ_STRING_MAX], v[DF_VOLTAGE_STRING_MAX], t[DF_DURATION_STRING_MAX];
-        uint64_t min, max;
-
-        df_device_get_range(dev, &min, &max);
-        fprintf(out, "%s\n", d->name);
-        fprintf(out, "  kind:     %s%s\n", df_kind_to_string(d->node->kind),
-                d->configured ? "" : " (autodiscovered)");
-        fprintf(out, "  mode:     %s\n", df_mode_to_string(dev->mode));
-        fprintf(out, "  path:     %s\n", d->node->path);
-        if (dev->mode == DF_MODE_GOVERN) {
-                const struct df_governor_ops *ops = dev->governor.ops;
-                fprintf(out, "  governor: %s", ops->name);
-                for (size_t i = 0; i < ops->n_tunables; i++)
-                        fprintf(out, "%s%s=%" PRIu32, i ? " " : " (", ops->tunables[i].name,
-                                dev->governor.tunables[i]);
-                fprintf(out, "%s\n", ops->n_tunables ? ")" : "");
-                if (ops->polls)
-                        fprintf(out, "  polling:  %s\n", df_format_duration(t, d->polling_usec));
-                if (d->parent_name)
-                        fprintf(out, "  parent:   %s\n", d->parent_name);
-        } else
-                fprintf(out, "  governor: %s (the kernel's)\n",
-                        d->clamp_governor ? d->clamp_governor : "unchanged");
-        fprintf(out, "  range:    %s - %s\n", df_format_frequency(a, min), df_format_frequency(b, max));
-        fprintf(out, "  load:     %s%s%s\n", df_load_kind_to_string(d->load_kind), d->load_path ? ":" : "",
-                strempty(d->load_path));
-        fprintf(out, "  points:  ");
-        for (size_t i = 0; i < dev->opps.n; i++) {
-                const struct df_opp *o = &dev->opps.opps[i];
-                fprintf(out, "%s %s", i ? "," : "", df_format_frequency(a, o->freq));
-                if (o->microvolt)
-                        fprintf(out, " %s", df_format_voltage(v, o->microvolt));
-                if (o->latency_us)
-                        fprintf(out, " latency %s", df_format_duration(t, o->latency_us));
-                if (!o->enabled)
-                        fprintf(out, " (disabled)");
-        }
-        fprintf(out, "\n");
-}
-
 int manager_check_config(const struct manager_options *o, FILE *out) {
         struct df_config_errors errors = {};
         struct manager_device **devices = NULL;
@@ -74,7 +32,7 @@ int manager_check_config(const struct manager_options *o, FILE *out) {
         if (r >= 0) {
                 m.config = c;
                 for (size_t i = 0; i < n; i++)
-                        print_device(out, devices[i]);
+                        df_spec_print(devices[i]->spec, out);
                 fprintf(out, "%zu device%s, configuration OK\n", n, n == 1 ? "" : "s");
         } else if (r != -EINVAL)
                 log_error_errno(r, "Checking the configuration failed: %m");

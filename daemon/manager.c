@@ -162,7 +162,7 @@ void manager_regroup(struct manager *m) {
                 d->group = NULL;
                 if (d->vanished || !d->load || !df_device_polls(d->dev))
                         continue;
-                g = group_get(m, d->polling_usec);
+                g = group_get(m, d->spec->polling_usec);
                 if (!g)
                         continue;
                 nv = realloc(g->devices, (g->n_devices + 1) * sizeof(*nv));
@@ -197,9 +197,9 @@ static void link_passive(struct manager *m) {
         for (size_t i = 0; i < m->n_devices; i++) {
                 struct manager_device *d = m->devices[i], *p, **nv;
 
-                if (!d->parent_name)
+                if (!d->spec->parent)
                         continue;
-                p = manager_find_device(m, d->parent_name);
+                p = manager_find_device(m, d->spec->parent);
                 if (!p || p == d)
                         continue;
                 nv = realloc(p->children, (p->n_children + 1) * sizeof(*nv));
@@ -225,7 +225,8 @@ static void record_originals(struct manager *m, struct manager_device **v, size_
 
                 /* A clamp node that shares its limits is written only once there is something to
                  * say, maybe never: its originals wait for that first write. */
-                if (v[i]->dev->mode == DF_MODE_CLAMP && !v[i]->dev->override_limits && !v[i]->clamp_governor)
+                if (v[i]->dev->mode == DF_MODE_CLAMP && !v[i]->dev->override_limits &&
+                    !v[i]->spec->kernel_governor)
                         continue;
                 if (originals_get(m->originals, v[i]->node->path) || df_node_read_originals(v[i]->node, &o) < 0)
                         continue; /* the first-write hook tries again and reports */
@@ -254,7 +255,7 @@ static void activate_all(struct manager *m, struct manager_device **fresh, size_
                         struct manager_device *d = fresh[i], *p;
                         if (done[i])
                                 continue;
-                        p = d->parent_name ? manager_find_device(m, d->parent_name) : NULL;
+                        p = d->spec->parent ? manager_find_device(m, d->spec->parent) : NULL;
                         if (p && p != d) {
                                 bool parent_pending = false;
                                 for (size_t j = 0; j < n_fresh; j++)
@@ -472,8 +473,10 @@ static void keep_device(struct manager *m, struct manager_device *old, struct ma
         struct df_device *dev = fresh->dev;
         struct df_load_source *load = fresh->load;
 
-        if (old->dev->mode != dev->mode)
+        if (old->spec->mode != fresh->spec->mode)
                 restore_device(m, old); /* give the kernel its own settings back before the new mode */
+        if (!df_spec_equal(old->spec, fresh->spec))
+                log_info("%s: its configuration changed", old->name);
 
         move_requests(old->dev, dev);
         if (same_table(old->dev, dev)) {
@@ -489,15 +492,8 @@ static void keep_device(struct manager *m, struct manager_device *old, struct ma
         fresh->load = old->load;
         old->dev = dev;
         old->load = load;
-        old->configured = fresh->configured;
-        old->load_kind = fresh->load_kind;
-        old->polling_usec = fresh->polling_usec;
         old->prepared = false;
-        SWAP_PTR(old->load_path, fresh->load_path);
-        SWAP_PTR(old->parent_name, fresh->parent_name);
-        SWAP_PTR(old->config_governor, fresh->config_governor);
-        SWAP_PTR(old->config_initial, fresh->config_initial);
-        SWAP_PTR(old->clamp_governor, fresh->clamp_governor);
+        SWAP_PTR(old->spec, fresh->spec);
         device_free(fresh);
 }
 

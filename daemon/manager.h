@@ -14,6 +14,7 @@
 #include "load.h"
 #include "node.h"
 #include "originals.h"
+#include "spec.h"
 #include "state.h"
 #include "sysfs.h"
 
@@ -88,21 +89,19 @@ struct device_published {
         unsigned error_serial;
 };
 
+/* A managed device: its resolved spec (what the configuration and the node say it is) and its
+ * run-time state. */
 struct manager_device {
         struct manager *manager;
         char *name;
-        bool configured; /* from a [device] section (else autodiscovered) */
+        struct df_device_spec *spec;
 
         struct df_node *node;
         struct df_device *dev;
 
-        enum df_load_kind load_kind; /* the load source configured or defaulted */
-        char *load_path;
         struct df_load_source *load; /* open while the governor polls */
-        uint64_t polling_usec;
         struct poll_group *group;
 
-        char *parent_name; /* passive */
         struct manager_device **children;
         size_t n_children;
 
@@ -114,11 +113,6 @@ struct manager_device {
         char last_error[256]; /* LastError */
         unsigned error_serial;
         char logged_error[256]; /* logged once per distinct error */
-
-        /* Configuration values in force, for the persisted-choice rule ("-" when unset). */
-        char *config_governor; /* "MODE:GOVERNOR" */
-        char *config_initial;
-        char *clamp_governor; /* clamp mode: the kernel governor to select, NULL to keep the kernel's */
 
         struct device_published published;
         void *bus_data; /* owned by the bus layer */

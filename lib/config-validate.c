@@ -9,6 +9,7 @@
 
 #include "config-internal.h"
 #include "macro.h"
+#include "spec.h"
 #include "units.h"
 
 static const struct df_config_device *passive_parent(const struct df_config *c, const struct df_config_device *d) {
@@ -127,10 +128,14 @@ static void validate_clamp(struct parser *p, const struct df_config_device *d) {
                         "passive-map applies only to the passive governor in govern mode");
 }
 
-static enum df_load_kind device_load(const struct df_config_device *d) {
+/* The load source when the path's spelling tells the kind (the default is the spec's rule);
+ * else the node decides when the device is resolved, and this check waits for it. */
+static bool lacks_load(const struct df_config_device *d) {
+        enum df_kind kind = df_config_path_kind(d->path);
+
         if (d->load_set)
-                return d->load;
-        return df_config_path_is_cpufreq(d->path) ? DF_LOAD_PROC_STAT : DF_LOAD_NONE;
+                return d->load == DF_LOAD_NONE;
+        return kind >= 0 && df_spec_default_load(kind) == DF_LOAD_NONE;
 }
 
 static void validate_governor(struct parser *p, const struct df_config_device *d) {
@@ -150,7 +155,7 @@ static void validate_governor(struct parser *p, const struct df_config_device *d
                         config_governor_names(names, sizeof(names)));
                 return;
         }
-        if (ops->polls && d->path && device_load(d) == DF_LOAD_NONE)
+        if (ops->polls && d->path && lacks_load(d))
                 config_report_at(
                         p,
                         d->load_set         ? &d->load_loc :

@@ -29,6 +29,31 @@ void config_free_strv(char **v, size_t n) {
 
 /* --- errors ----------------------------------------------------------------------------------- */
 
+int df_config_errors_add(struct df_config_errors *e, const struct df_location *loc, const char *fmt, ...) {
+        char message[512];
+        char *text = NULL;
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(message, sizeof(message), fmt, ap);
+        va_end(ap);
+        if (e->n >= DF_CONFIG_ERRORS_MAX) {
+                e->dropped++;
+                return -EINVAL;
+        }
+        if (loc && loc->file) {
+                if (asprintf(&text, "%s:%u: %s", loc->file, loc->line, message) < 0)
+                        text = NULL;
+        } else
+                text = strdup(message);
+        if (!text) {
+                e->dropped++;
+                return -EINVAL;
+        }
+        e->messages[e->n++] = text;
+        return -EINVAL;
+}
+
 void df_config_errors_done(struct df_config_errors *e) {
         if (!e)
                 return;
@@ -278,4 +303,18 @@ uint64_t df_config_device_opp_step(const struct df_config_device *d) {
 
 bool df_config_path_is_cpufreq(const char *path) {
         return path && config_startswith(path, "/sys/devices/system/cpu/");
+}
+
+enum df_kind df_config_path_kind(const char *path) {
+        const char *slash;
+
+        if (df_config_path_is_cpufreq(path))
+                return DF_KIND_CPUFREQ;
+        if (!path)
+                return _DF_KIND_INVALID;
+        slash = strrchr(path, '/');
+        if (config_startswith(path, "/sys/class/devfreq/") ||
+            (slash && slash - path >= 8 && strneq(slash - 8, "/devfreq", 8)))
+                return DF_KIND_DEVFREQ;
+        return _DF_KIND_INVALID;
 }

@@ -10,6 +10,8 @@
 #include "device.h"
 #include "governor.h"
 #include "load.h"
+#include "macro.h"
+#include "node.h"
 
 /* Where a value was set. `file` points into df_config.files. */
 struct df_location {
@@ -123,6 +125,9 @@ struct df_config_errors {
 };
 
 void df_config_errors_done(struct df_config_errors *e);
+/* Add "file:line: what" (just "what" without a location); returns -EINVAL for the caller to pass on. */
+_printf_(3, 4) int df_config_errors_add(
+        struct df_config_errors *e, const struct df_location *loc, const char *fmt, ...);
 
 /*
  * Read `file` (a missing file means all defaults), then every regular "*.conf" file of
@@ -156,3 +161,6 @@ uint64_t df_config_device_polling(const struct df_config *c, const struct df_con
 uint64_t df_config_device_opp_step(const struct df_config_device *d);
 /* The path's kind by its spelling: cpufreq under /sys/devices/system/cpu/, devfreq otherwise. */
 bool df_config_path_is_cpufreq(const char *path);
+/* The kind when the spelling tells it for sure (/sys/devices/system/cpu/..., /sys/class/devfreq/...
+ * or a .../devfreq/NODE path), else _DF_KIND_INVALID: only the node can tell (df_spec_resolve()). */
+enum df_kind df_config_path_kind(const char *path);

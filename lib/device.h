@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "governor.h"
+#include "macro.h"
 #include "opp.h"
 #include "qos.h"
 #include "stats.h"
@@ -105,6 +106,7 @@ struct df_device {
 
 int df_device_new(const char *name, enum df_mode mode, struct df_device **ret);
 struct df_device *df_device_free(struct df_device *d);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct df_device *, df_device_free);
 
 void df_device_set_backend(struct df_device *d, const struct df_backend_ops *ops, void *userdata);
 void df_device_set_event_handler(struct df_device *d, df_device_event_t event, void *userdata);

@@ -116,6 +116,8 @@ static int select_userspace(struct df_node *n) {
 int df_node_prepare(struct df_node *n, enum df_mode mode) {
         int r;
 
+        node_clear_error(n);
+
         if (mode < 0 || mode >= _DF_MODE_MAX)
                 return -EINVAL;
         node_close_kept(n);
@@ -176,6 +178,8 @@ static int node_set_frequency(void *userdata, uint64_t freq, uint64_t previous) 
         uint64_t v;
         int r;
 
+        node_clear_error(n);
+
         switch (n->drive) {
         case DF_DRIVE_USERSPACE:
                 v = to_node_units(n, freq, ROUND_NEAREST);
@@ -201,6 +205,8 @@ static int node_set_range(void *userdata, uint64_t min, uint64_t max) {
         uint64_t old_max;
         int r;
 
+        node_clear_error(n);
+
         if (n->drive != DF_DRIVE_CLAMP)
                 return -EOPNOTSUPP;
         if (n->has_written)
@@ -220,6 +226,8 @@ static int node_release_range(void *userdata) {
         struct df_node *n = userdata;
         char hw_min[32], hw_max[32];
         int r;
+
+        node_clear_error(n);
 
         if (n->drive != DF_DRIVE_CLAMP)
                 return -EOPNOTSUPP;
@@ -261,6 +269,8 @@ int df_node_check_limits(struct df_node *n) {
         char min[DF_ATTR_VALUE_MAX], max[DF_ATTR_VALUE_MAX];
         bool min_ours, max_ours;
         int r;
+
+        node_clear_error(n);
 
         r = node_read_word(n->dirfd, a->min, min, sizeof(min));
         if (r >= 0)
@@ -311,6 +321,8 @@ int df_node_check_foreign(struct df_node *n, uint64_t *ret_seen) {
         uint64_t v;
         int r;
 
+        node_clear_error(n);
+
         n->applied_len = 0;
         if (n->dry_run || n->drive != DF_DRIVE_USERSPACE || !n->has_written || n->applied_fd < 0)
                 return 0;
@@ -329,6 +341,8 @@ int df_node_check_foreign(struct df_node *n, uint64_t *ret_seen) {
 
 int df_node_check_kernel_governor(struct df_node *n) {
         int r;
+
+        node_clear_error(n);
 
         if (n->dry_run || n->drive != DF_DRIVE_USERSPACE)
                 return 0;

@@ -30,5 +30,9 @@ void node_close_kept(struct df_node *n);
 int node_write_limits(struct df_node *n, const char *min, const char *max, const char *hw_min, const char *hw_max);
 
 /* node-drive.c */
+/* A node's error text belongs to the call that failed: every public call starts without one. */
 _printf_(2, 3) void node_set_error(struct df_node *n, const char *fmt, ...);
+static inline void node_clear_error(struct df_node *n) {
+        n->error[0] = '\0';
+}
 int node_write(struct df_node *n, int fd, const char *attr, const char *value, bool restoring);

@@ -55,7 +55,6 @@ static bool value_fits(const struct df_node *n, const char *value, bool zero_ok)
 }
 
 int df_node_check_originals(struct df_node *n, const struct df_originals *o) {
-        _cleanup_free_ char *governors = NULL;
         bool devfreq = n->kind == DF_KIND_DEVFREQ;
         const struct {
                 const char *what, *value;
@@ -67,12 +66,12 @@ int df_node_check_originals(struct df_node *n, const struct df_originals *o) {
         };
         int r;
 
-        r = node_read_text(n->dirfd, node_attrs(n)->governors, &governors);
+        r = df_node_offers_governor(n, o->governor);
         if (r < 0) {
                 node_set_error(n, "read %s/%s: %s", n->path, node_attrs(n)->governors, strerror(-r));
                 return r;
         }
-        if (!df_name_valid(o->governor) || !df_word_in_list(governors, o->governor)) {
+        if (r == 0) {
                 node_set_error(n, "the recorded governor '%s' is not one %s offers", o->governor, n->path);
                 return -EBADMSG;
         }
@@ -126,6 +125,8 @@ int node_write_limits(struct df_node *n, const char *min, const char *max, const
 
 int df_node_restore(struct df_node *n, const struct df_originals *o) {
         int r, k;
+
+        node_clear_error(n);
 
         r = df_node_check_originals(n, o);
         if (r < 0)

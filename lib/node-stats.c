@@ -310,6 +310,7 @@ int df_node_read_kernel_stats(
 }
 
 int df_node_reset_kernel_stats(struct df_node *n) {
+        node_clear_error(n);
         if (n->kind == DF_KIND_DEVFREQ)
                 return node_write(n, -EBADF, "trans_stat", "0", false);
         return node_write(n, -EBADF, "stats/reset", "1", false);

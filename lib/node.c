@@ -444,16 +444,25 @@ int df_node_kernel_governors(struct df_node *n, char ***ret, size_t *ret_n) {
         return 0;
 }
 
-int df_node_set_kernel_governor(struct df_node *n, const char *name) {
+int df_node_offers_governor(struct df_node *n, const char *name) {
         _cleanup_free_ char *text = NULL;
         int r;
 
         if (!df_name_valid(name))
-                return -EINVAL;
+                return 0;
         r = node_read_text(n->dirfd, node_attrs(n)->governors, &text);
         if (r < 0)
                 return r;
-        if (!df_word_in_list(text, name))
-                return -EINVAL;
+        return df_word_in_list(text, name);
+}
+
+int df_node_set_kernel_governor(struct df_node *n, const char *name) {
+        int r;
+
+        node_clear_error(n);
+        r = df_node_offers_governor(n, name);
+
+        if (r <= 0)
+                return r < 0 ? r : -EINVAL;
         return node_write(n, -EBADF, node_attrs(n)->governor, name, false);
 }

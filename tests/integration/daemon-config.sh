@@ -165,4 +165,17 @@ cpu_pattern+=".*points: +800 MHz, 1.2 GHz, 1.6 GHz, 2 GHz, 2.4 GHz"
 like "... the cpufreq policy in its default mode, with its points" "$out" "$cpu_pattern"
 like "... and a summary" "$out" "2 devices, configuration OK"
 is "... having written nothing" "$(tree_sum)" "$sum"
+
+# --- a cpufreq policy through a path that does not spell its kind: the node decides the load source
+mkdir -p "$root/sys/bus/cpu/devices"
+ln -s ../../../devices/system/cpu/cpu0 "$root/sys/bus/cpu/devices/cpu0"
+write "${head_lines[@]}" '' '[device cpu]' 'path = /sys/bus/cpu/devices/cpu0/cpufreq' 'mode = govern' \
+        'governor = ondemand'
+set +e
+out=$(check_config 2>&1)
+status=$?
+set -e
+is "a policy through /sys/bus/cpu/devices/cpu0/cpufreq, ondemand without load =: exit 0" "$status" 0
+like "... resolved to the policy, with the CPUs' load (proc-stat)" "$out" \
+        "path: +$policy0"$'\n'".*load: +proc-stat"
 tap_done

@@ -897,7 +897,9 @@ START_TEST(test_prepare_errors) {
         ck_assert_int_eq(f->n->drive, DF_DRIVE_NONE);
         ck_assert_int_lt(f->n->min_fd, 0);
         ck_assert_str_eq(f->n->error, "open " GPU_PATH "/max_freq: No such file or directory");
+        /* A later failure that has no text of its own does not show the earlier one's. */
         ck_assert_int_eq(df_node_prepare(f->n, (enum df_mode) 7), -EINVAL);
+        ck_assert_str_eq(f->n->error, "");
         ck_assert_int_eq(set_frequency(f, 400 * MHZ, 0), -EOPNOTSUPP);
         fixture_free(f);
 }
