@@ -18,7 +18,7 @@ skip_all() {
 
 # What the tier needs of the machine; a SKIP with the reason for the first thing missing.
 check_machine() {
-        local cmd
+        local cmd dir
         ((EUID == 0)) || skip_all "not root: systemd runs as PID 1 of new namespaces"
         for cmd in unshare nsenter setpriv findmnt busctl systemctl journalctl systemd-analyze \
                 dbus-daemon pkaction "$PYTHON3"; do
@@ -27,6 +27,9 @@ check_machine() {
         [[ -x /lib/systemd/systemd ]] || skip_all "/lib/systemd/systemd is missing (package systemd)"
         [[ -x /usr/lib/polkit-1/polkitd ]] || skip_all "polkitd is missing (package polkitd)"
         grep -qw overlay /proc/filesystems || skip_all "the kernel has no overlay file system"
+        for dir in /sys/class /sys/devices/platform /sys/devices/system/cpu/cpufreq; do
+                [[ -d $dir ]] || skip_all "$dir does not exist here: the fake devices are mounted on it"
+        done
         unshare --pid --fork --mount --cgroup --net --uts --ipc true 2>/dev/null ||
                 skip_all "cannot create PID, mount, cgroup, network, UTS and IPC namespaces here"
         cgroup_root=$(findmnt -n -t cgroup2 -o TARGET | head -n1)
@@ -68,13 +71,27 @@ prepare_units() {
 
 # --- what the host looks like, before and after ---------------------------------------------------
 
-# host_state: the test's traces, if any: mount points it uses, and entries of /run, /etc, /var
-# and /tmp with the names of what runs inside (other programs may change the rest meanwhile).
+# host_state: the host's side of everything the namespaces write or mount: the mount points
+# the test uses, the paths systemd, journald, dbus-daemon, polkitd and devfreqd write to, the
+# files the make install and the cases add, and the user database the polkit case extends.
+# Only these: other programs may change the rest of the machine meanwhile.
 host_state() {
+        local p
         awk '{ print $5 }' /proc/self/mountinfo |
                 grep -E "^(/run|/tmp|/usr|/etc|/var|/sys/class|/sys/devices/platform|/sys/devices/system/cpu/cpufreq|/sys/fs/cgroup|/dev/console|/dev/kmsg)\$|^$work" || true
-        find /run /etc /var/lib /var/log /var/tmp /tmp -maxdepth 2 2>/dev/null |
-                grep -E 'devfreq|dbus|journal|polkit|systemd-private' | sort || true
+        for p in /run/devfreqd /run/devfreqd-system-test /run/dbus /run/systemd /run/log /var/lib/devfreqd \
+                /var/log/journal /etc/devfreqd.conf /etc/devfreqd.conf.d /etc/polkit-1/rules.d /etc/machine-id \
+                /usr/sbin/devfreqd /usr/bin/devfreqctl /lib/systemd/system/devfreqd.service \
+                /usr/share/dbus-1/system.d/org.devfreqd.Devfreq1.conf \
+                /usr/share/dbus-1/system-services/org.devfreqd.Devfreq1.service \
+                /usr/share/polkit-1/actions/org.devfreqd.devfreq1.policy; do
+                if [[ -e $p || -L $p ]]; then
+                        find "$p" -maxdepth 2 -printf '%p %y %s\n'
+                else
+                        echo "$p absent"
+                fi
+        done
+        find /tmp /var/tmp -maxdepth 1 -name 'systemd-private-*' -printf '%p\n'
         sha256sum /etc/passwd /etc/group
 }
 
