@@ -97,8 +97,9 @@ EOF
 
 # --- start: Type=notify, the status line, the writes under the unit's sandbox ---------------------
 
-out=$(sctl start devfreqd 2>&1) || true
-expect "start: systemctl start devfreqd succeeds" running
+# Type=notify: systemctl start returns once the daemon said READY=1.
+expect "start: systemctl start devfreqd succeeds" sctl start devfreqd
+expect "start: devfreqd is active (running) when it returns" running
 like "start: systemctl status shows active (running)" "$(sctl status devfreqd 2>&1 || true)" 'Active: active \(running\)'
 status_text=$(show devfreqd StatusText)
 like "start: Status: is the daemon's summary" "$status_text" '[0-9]+ devices?'
@@ -145,28 +146,49 @@ inside rm /etc/devfreqd.conf.d/55-reload.conf /etc/devfreqd.conf.d/60-broken.con
 sctl reload devfreqd
 expect "reload: back to the first configuration" wait_until 10 driven
 
-# --- kill -s KILL: restarted, the true originals come from the preserved runtime directory --------
+# --- kill -s KILL: restarted; the true originals from the preserved runtime directory -------------
 
+# drop_in NAME [LINE...]: a drop-in of the test's for devfreqd.service ([Service] LINE...), or
+# none (no LINE), then daemon-reload.
+drop_in() {
+        local f=$work/units/devfreqd.service.d/$1.conf
+        shift
+        mkdir -p "$(dirname "$f")"
+        if (($#)); then printf '%s\n' "[Service]" "$@" >"$f"; else rm -f "$f"; fi
+        sctl daemon-reload
+}
+
+# Without ExecStopPost=, the killed daemon's values stay in sysfs: the new process must take the
+# originals from /run/devfreqd (RuntimeDirectoryPreserve=yes), not from what it finds.
+drop_in no-stop-post "ExecStopPost="
+sctl restart devfreqd
+is "kill: the drop-in resets ExecStopPost=" "$(show devfreqd ExecStopPost)" ""
 restarts=$(show devfreqd NRestarts)
 pid=$(show devfreqd MainPID)
 sctl kill -s KILL devfreqd
 expect "kill: systemd restarts devfreqd (NRestarts grows, a new process)" wait_until 20 restarted_from "$restarts" "$pid"
-expect "kill: the new process drives the nodes again" wait_until 10 driven
-like "kill: the originals file still holds the true originals" \
+expect "kill: the new process drives the nodes" wait_until 10 driven
+like "kill: its originals file holds the true originals, not the killed one's values" \
         "$(inside grep -F $dmc /run/devfreqd/originals || true)" $'\t666000000\t'
 sctl stop devfreqd
 is "kill: systemctl stop leaves devfreqd inactive" "$(show devfreqd ActiveState)" inactive
-expect "kill: after systemctl stop, every node holds its original value" originals
+expect "kill: the new process restored the true originals at its stop" originals
+drop_in no-stop-post
+
+# With ExecStopPost= and no restart: devfreqd --restore puts the originals back after SIGKILL.
+drop_in no-restart "Restart=no"
+sctl start devfreqd
+expect "stop-post: devfreqd drives the nodes" driven
+sctl kill -s KILL devfreqd
+expect "stop-post: SIGKILL without a restart leaves devfreqd failed" \
+        wait_until 10 eval '[[ $(show devfreqd ActiveState) == failed ]]'
+expect "stop-post: ExecStopPost= (devfreqd --restore) put every original back" originals
+sctl reset-failed devfreqd
+drop_in no-restart
 
 # --- the watchdog: a stopped daemon is killed and restarted ---------------------------------------
 
-mkdir -p "$work/units/devfreqd.service.d"
-cat >"$work/units/devfreqd.service.d/50-watchdog.conf" <<EOF
-[Service]
-WatchdogSec=2s
-LimitCORE=0
-EOF
-sctl daemon-reload
+drop_in watchdog "WatchdogSec=2s" "LimitCORE=0"
 sctl start devfreqd
 restarts=$(show devfreqd NRestarts)
 pid=$(show devfreqd MainPID)
@@ -177,8 +199,7 @@ like "watchdog: systemd says why" "$(journal -u devfreqd | grep -m1 -i watchdog 
 expect "watchdog: the new process drives the nodes again" wait_until 10 driven
 sctl stop devfreqd
 expect "watchdog: after systemctl stop, every node holds its original value" originals
-rm "$work/units/devfreqd.service.d/50-watchdog.conf"
-sctl daemon-reload
+drop_in watchdog
 
 # --- bus activation: a call to the name starts the service ----------------------------------------
 
