@@ -174,6 +174,8 @@ ns_processes() {
         return 0
 }
 
+no_ns_processes() { [[ -z $(ns_processes) ]]; }
+
 # wait_until SECONDS COMMAND...: poll until the command succeeds; 1 after the deadline.
 wait_until() {
         local deadline=$(($(date +%s) + $1))

@@ -21,8 +21,10 @@ dmc=/sys/devices/platform/dmc/devfreq/dmc
 pstate=/sys/devices/system/cpu/cpufreq/policy2
 
 check_machine
+# Under the unit's SystemCallFilter=, LeakSanitizer cannot ptrace the daemon at exit and makes
+# every clean stop exit 1: the normal build runs this tier.
 [[ ${DF_SANITIZERS:-no} == yes ]] &&
-        skip_all "sanitizer build: the runtime of ASan and LSan needs system calls the unit's filter refuses (the normal build runs this tier)"
+        skip_all "sanitizer build: LeakSanitizer needs ptrace(), which the unit's system call filter refuses"
 
 mkdir -p "$top_builddir/tests/system"
 # In the build tree, not /tmp: the unit's PrivateTmp= and ProtectHome= hide those paths.
@@ -50,7 +52,14 @@ node() { inside cat "$1" | tr -d '\n'; }
 show() { sctl show -P "$2" "$1"; }
 state() { echo "$(show devfreqd ActiveState)/$(show devfreqd SubState)"; }
 running() { [[ $(state) == active/running ]]; }
+running_as() { running && [[ $(show devfreqd MainPID) == "$1" ]]; }
+# is_state UNIT STATE: the unit's ActiveState is STATE.
+is_state() { [[ $(show "$1" ActiveState) == "$2" ]]; }
+# node_is PATH VALUE: the fake node's attribute holds VALUE.
+node_is() { [[ $(node "$1") == "$2" ]]; }
 journal() { inside journalctl --no-pager -o cat "$@"; }
+# journal_has UNIT TEXT: a message of UNIT contains TEXT.
+journal_has() { journal -u "$1" | grep -qF -- "$2"; }
 # write_file PATH: stdin to PATH in the namespace.
 write_file() { inside sh -c 'mkdir -p "$(dirname "$1")" && cat >"$1"' _ "$1"; }
 # The daemon's state on the two driven nodes, and their originals.
@@ -127,7 +136,7 @@ governor = powersave
 EOF
 check "reload: systemctl reload with a good configuration succeeds" sctl reload devfreqd
 expect "reload: the new configuration is applied (policy2 at its lowest)" \
-        wait_until 10 eval '[[ $(node $pstate/scaling_max_freq) == 400000 ]]'
+        wait_until 10 node_is $pstate/scaling_max_freq 400000
 write_file /etc/devfreqd.conf.d/60-broken.conf <<EOF
 [daemon]
 polling-interval = soon
@@ -138,9 +147,9 @@ status=$?
 set -e
 check "reload: systemctl reload with a broken configuration fails" test "$status" -ne 0
 expect "reload: the journal has the daemon's file:line message" \
-        wait_until 5 eval 'journal -u devfreqd | grep -q "/etc/devfreqd.conf.d/60-broken.conf:2:"'
+        wait_until 5 journal_has devfreqd "/etc/devfreqd.conf.d/60-broken.conf:2: "
 diag "$(journal -u devfreqd | grep -m1 '60-broken.conf:2:')"
-expect "reload: the daemon keeps running, same process" eval 'running && [[ $(show devfreqd MainPID) == "$pid" ]]'
+expect "reload: the daemon keeps running, same process" running_as "$pid"
 is "reload: the old configuration stays in force" "$(node $pstate/scaling_max_freq)" 400000
 inside rm /etc/devfreqd.conf.d/55-reload.conf /etc/devfreqd.conf.d/60-broken.conf
 sctl reload devfreqd
@@ -181,7 +190,7 @@ sctl start devfreqd
 expect "stop-post: devfreqd drives the nodes" driven
 sctl kill -s KILL devfreqd
 expect "stop-post: SIGKILL without a restart leaves devfreqd failed" \
-        wait_until 10 eval '[[ $(show devfreqd ActiveState) == failed ]]'
+        wait_until 10 is_state devfreqd failed
 expect "stop-post: ExecStopPost= (devfreqd --restore) put every original back" originals
 sctl reset-failed devfreqd
 drop_in no-restart
@@ -224,7 +233,7 @@ like "policy: an unprivileged user cannot own the name" \
 
 dev=$(bus call "$name" "$manager_path" "$manager_iface" GetDevice s dmc | sed 's/^o "\(.*\)"$/\1/')
 sctl start polkit
-expect "polkit: polkitd runs" eval '[[ $(show polkit ActiveState) == active ]]'
+expect "polkit: polkitd runs" is_state polkit active
 like "polkit: pkaction lists the installed request action" \
         "$(inside pkaction --action-id org.devfreqd.devfreq1.request --verbose 2>&1 || true)" \
         'org\.devfreqd\.devfreq1\.request:.*description: *Request device frequency or latency limits'
@@ -270,7 +279,7 @@ fi
 
 sctl stop devfreqd
 shutdown_namespaces
-wait_until 10 eval '[[ -z $(ns_processes) ]]' || true
+wait_until 10 no_ns_processes || true
 is "host: no process of the test's namespaces is left" "$(ns_processes)" ""
 check "host: the test's cgroup is gone" test ! -e "$cgroup"
 after=$(host_state)
