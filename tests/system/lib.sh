@@ -138,6 +138,8 @@ target_active() { [[ $(sctl is-active devfreqd-system-test.target 2>/dev/null) =
 bail() {
         echo "Bail out! $*"
         [[ -s $work/init.log ]] && sed 's/^/# init: /' "$work/init.log"
+        # PID 1's own messages until journald runs.
+        [[ -s $work/console.log ]] && tail -n 30 "$work/console.log" | sed 's/^/# console: /'
         exit 1
 }
 
