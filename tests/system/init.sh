@@ -1,0 +1,51 @@
+#!/bin/bash
+# The first process of the system test's namespaces (tests/system/system.sh starts it with
+# unshare): it lays the installed files over the machine's and the fake devices over its sysfs,
+# in this mount namespace only, then becomes systemd, PID 1 of the namespace.
+#
+#   init.sh WORKDIR
+#
+# WORKDIR (on the host) holds dest/ (make install DESTDIR=), units/ (SYSTEMD_UNIT_PATH) and
+# fakeroot/ (tests/fixtures/mkroot). Everything written below lives on tmpfs mounts of this
+# namespace and disappears with it: nothing reaches the host's /run, /etc, /var, /tmp or /sys.
+set -euo pipefail
+work=$1
+layers=/run/devfreqd-system-test
+
+mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /run
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /tmp
+mkdir -p "$layers"
+
+# overlay DIR LOWER...: DIR becomes LOWER... over DIR itself, writable, the changes kept in /run.
+overlay() {
+        local dir=$1 name lower=
+        shift
+        name=$(tr / _ <<<"$dir")
+        ((!$#)) || lower=$(printf '%s:' "$@")
+        mkdir -p "$layers/$name/upper" "$layers/$name/work"
+        mount -t overlay overlay \
+                -o "lowerdir=$lower$dir,upperdir=$layers/$name/upper,workdir=$layers/$name/work" "$dir"
+}
+# The installed files where make install without DESTDIR would have put them.
+overlay /usr "$work/dest/usr"
+overlay /etc "$work/dest/etc"
+# State (/var/lib/devfreqd, /var/tmp of PrivateTmp=) stays in the namespace.
+overlay /var
+
+# PID 1 writes to /dev/console and the kernel log, journald reads the latter: neither is the host's.
+: >"$work/console.log"
+mount --bind "$work/console.log" /dev/console
+mount --bind /dev/null /dev/kmsg
+
+# A cgroup namespace was entered: its own cgroup2 tree, rooted at the test's cgroup.
+mount -t cgroup2 -o nosuid,nodev,noexec cgroup2 /sys/fs/cgroup
+
+# The fake devices: mkroot's tree on tmpfs over the directories of the real ones.
+for dir in /sys/class /sys/devices/platform /sys/devices/system/cpu/cpufreq; do
+        mount -t tmpfs -o mode=0755,nosuid,nodev,noexec tmpfs "$dir"
+        cp -a "$work/fakeroot$dir/." "$dir/"
+done
+
+export SYSTEMD_UNIT_PATH=$work/units
+exec env container=other /lib/systemd/systemd --system --unit=devfreqd-system-test.target \
+        --log-target=journal-or-kmsg
