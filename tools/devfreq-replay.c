@@ -150,16 +150,21 @@ static int parse_args(int argc, char **argv, struct options *o) {
 }
 
 /*
- * The kernel's governors start with the frequency in force inside the limits (the daemon's
- * first evaluation at attach clamps it): the governor starts from --initial clamped into the
- * range, while the first line still shows --initial as the frequency in force.
+ * Start the device at --initial. The kernel's governors start with the frequency in force inside
+ * the limits (the daemon's first evaluation at attach clamps it): the governor starts from
+ * --initial clamped into the range, while the first line still shows --initial in force.
  */
-static void start_in_range(struct df_device *dev, uint64_t initial) {
+static int start_in_range(struct df_device *dev, uint64_t initial) {
         uint64_t lo, hi;
+        int r;
 
+        r = df_device_start(dev, initial, 0);
+        if (r < 0)
+                return r;
         df_device_get_range(dev, &lo, &hi);
         if (initial < lo || initial > hi)
                 df_governor_start(&dev->governor, initial < lo ? lo : hi);
+        return 0;
 }
 
 static int run(int argc, char **argv) {
@@ -231,10 +236,9 @@ static int run(int argc, char **argv) {
                 if (r < 0)
                         goto finish;
         }
-        r = df_device_start(dev, initial, 0);
+        r = start_in_range(dev, initial);
         if (r < 0)
                 goto finish;
-        start_in_range(dev, initial);
 
         if (streq(o.trace, "-")) {
                 in = stdin;

@@ -175,6 +175,40 @@ static int parse_duration_field(const struct replay *rp, size_t line, const char
         return 0;
 }
 
+/* busy,total[,current[,duration]] of a load governor's line, handed to the device. */
+static int sample_line(
+        struct replay *rp, const char *const *fields, const char *const *ends, size_t n, size_t lineno,
+        uint64_t *busy, uint64_t *total, uint64_t *duration) {
+        uint64_t cur;
+        int r;
+
+        if (n < 2)
+                return replay_bad_input(
+                        "%s:%zu: expected busy,total[,current[,duration]], got one field", rp->trace_name,
+                        lineno);
+        r = parse_field(fields[0], ends[0], busy);
+        if (r < 0)
+                return field_error(rp, lineno, "busy", fields[0], ends[0], r);
+        r = parse_field(fields[1], ends[1], total);
+        if (r < 0)
+                return field_error(rp, lineno, "total", fields[1], ends[1], r);
+        if (n == 4) {
+                r = parse_duration_field(rp, lineno, fields[3], duration);
+                if (r != 0)
+                        return r;
+                rp->own_durations = true;
+        }
+        /* With a duration, the current field may be empty: not overridden. */
+        if (n >= 3 && !(n == 4 && fields[2] == ends[2])) {
+                r = parse_field(fields[2], ends[2], &cur);
+                if (r < 0)
+                        return field_error(rp, lineno, "current", fields[2], ends[2], r);
+                df_device_set_current(rp->dev, cur);
+        }
+        df_device_set_timed_sample(rp->dev, *busy, *total, *duration, rp->interval_usec);
+        return 0;
+}
+
 static int replay_line(struct replay *rp, char *line, size_t len, size_t lineno, FILE *out) {
         const bool userspace = rp->dev->governor.ops == &df_governor_userspace;
         const char *fields[4], *ends[4];
@@ -212,30 +246,9 @@ static int replay_line(struct replay *rp, char *line, size_t len, size_t lineno,
                                 r == -ERANGE ? "too large" : "not a frequency");
                 df_governor_userspace_set(&rp->dev->governor, cur);
         } else {
-                if (n < 2)
-                        return replay_bad_input(
-                                "%s:%zu: expected busy,total[,current[,duration]], got one field",
-                                rp->trace_name, lineno);
-                r = parse_field(fields[0], ends[0], &busy);
-                if (r < 0)
-                        return field_error(rp, lineno, "busy", fields[0], ends[0], r);
-                r = parse_field(fields[1], ends[1], &total);
-                if (r < 0)
-                        return field_error(rp, lineno, "total", fields[1], ends[1], r);
-                if (n == 4) {
-                        r = parse_duration_field(rp, lineno, fields[3], &duration);
-                        if (r != 0)
-                                return r;
-                        rp->own_durations = true;
-                }
-                /* With a duration, the current field may be empty: not overridden. */
-                if (n >= 3 && !(n == 4 && fields[2] == ends[2])) {
-                        r = parse_field(fields[2], ends[2], &cur);
-                        if (r < 0)
-                                return field_error(rp, lineno, "current", fields[2], ends[2], r);
-                        df_device_set_current(rp->dev, cur);
-                }
-                df_device_set_timed_sample(rp->dev, busy, total, duration, rp->interval_usec);
+                r = sample_line(rp, fields, ends, n, lineno, &busy, &total, &duration);
+                if (r != 0)
+                        return r;
         }
 
         seen = rp->dev->current;
