@@ -305,12 +305,12 @@ void device_evaluate(struct manager_device *d, bool full_publish) {
 
 /* A poll tick: take a sample; a dropped sample keeps the frequency and decides nothing. */
 void device_poll(struct manager_device *d) {
-        uint64_t busy, total;
+        uint64_t busy, total, duration;
         int r;
 
         if (d->vanished || !d->load)
                 return;
-        r = df_load_source_sample(d->load, &busy, &total);
+        r = df_load_source_sample(d->load, now_usec(), &busy, &total, &duration);
         if (r < 0) {
                 if (!device_check_vanished(d, r))
                         device_set_error(
@@ -330,7 +330,7 @@ void device_poll(struct manager_device *d) {
                 return;
         }
         d->dropping = false;
-        df_device_set_sample(d->dev, busy, total);
+        df_device_set_timed_sample(d->dev, busy, total, duration, d->polling_usec);
         device_evaluate(d, false);
 }
 

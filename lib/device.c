@@ -134,6 +134,7 @@ int df_device_set_governor(struct df_device *d, const struct df_governor_ops *op
                 return -EINVAL;
         df_governor_init(&d->governor, ops);
         df_governor_start(&d->governor, d->current);
+        d->sample_fresh = d->has_sample; /* new to this governor */
         return 0;
 }
 
@@ -154,9 +155,17 @@ void df_device_set_outer_range(struct df_device *d, uint64_t min, uint64_t max) 
 }
 
 void df_device_set_sample(struct df_device *d, uint64_t busy, uint64_t total) {
+        df_device_set_timed_sample(d, busy, total, 0, 0);
+}
+
+void df_device_set_timed_sample(
+        struct df_device *d, uint64_t busy, uint64_t total, uint64_t duration_usec, uint64_t interval_usec) {
         d->busy = busy;
         d->total = total;
+        d->sample_usec = duration_usec;
+        d->interval_usec = interval_usec;
         d->has_sample = true;
+        d->sample_fresh = true;
 }
 
 void df_device_set_current(struct df_device *d, uint64_t freq) {
@@ -286,6 +295,9 @@ static uint64_t governor_value(struct df_device *d, bool *decided) {
                 .has_sample = d->has_sample,
                 .busy = d->busy,
                 .total = d->total,
+                .fresh = d->sample_fresh,
+                .duration_usec = d->sample_usec,
+                .interval_usec = d->interval_usec,
                 .current = d->current,
                 .min = d->eff_min,
                 .max = d->eff_max,
@@ -306,6 +318,7 @@ static uint64_t governor_value(struct df_device *d, bool *decided) {
                 in.n_parent_table = d->parent->n_table;
         }
         *decided = true;
+        d->sample_fresh = false;
         return df_governor_get_target(&d->governor, &in);
 }
 

@@ -75,10 +75,14 @@ struct df_device {
         df_device_event_t event;
         void *event_userdata;
 
-        /* Load: the last complete sample. */
+        /* Load: the last complete sample, how long it lasted and the polling interval (µs, 0:
+         * unknown); fresh until the governor has decided on it once. */
         bool has_sample;
+        bool sample_fresh;
         uint64_t busy;
         uint64_t total;
+        uint64_t sample_usec;
+        uint64_t interval_usec;
 
         bool started;
         bool applied;       /* something reached the backend successfully since start */
@@ -127,8 +131,12 @@ void df_device_set_admin_range(struct df_device *d, uint64_t min, uint64_t max);
 /* Clamp mode: the limits found on the node (0 / UINT64_MAX for none). Asks for a re-evaluation. */
 void df_device_set_outer_range(struct df_device *d, uint64_t min, uint64_t max);
 
-/* A new complete sample (busy and total over the last interval). */
+/* A new complete sample (busy and total over the last interval), of unknown duration. */
 void df_device_set_sample(struct df_device *d, uint64_t busy, uint64_t total);
+/* The same, lasting duration_usec of a polling interval of interval_usec (0: unknown): ondemand
+ * and conservative need both for dbs_update()'s long-idle rule. */
+void df_device_set_timed_sample(
+        struct df_device *d, uint64_t busy, uint64_t total, uint64_t duration_usec, uint64_t interval_usec);
 
 /* The frequency in force as read back or overridden (devfreq-replay's `current` column). */
 void df_device_set_current(struct df_device *d, uint64_t freq);

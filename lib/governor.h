@@ -17,6 +17,12 @@ struct df_governor_input {
         bool has_sample;
         uint64_t busy;
         uint64_t total;
+        /* First decision on this sample (a poll); false when an event reuses it. */
+        bool fresh;
+        /* How long the sample lasted and the polling interval (the kernel's sampling_rate), in µs;
+         * 0 when unknown (then dbs_update()'s long-idle rule never applies). */
+        uint64_t duration_usec;
+        uint64_t interval_usec;
 
         uint64_t current; /* the frequency in force */
         uint64_t min;     /* effective range */
@@ -42,6 +48,16 @@ struct df_tunable {
         uint32_t min; /* static bounds; cross-tunable rules are checked by ops->validate */
         uint32_t max;
 };
+
+/* A load sample as dbs_update() sees it. */
+struct df_dbs_sample {
+        uint64_t busy;
+        uint64_t total;
+        uint64_t duration_usec; /* 0: unknown */
+};
+
+/* No long idle in a sample (the kernel's UINT_MAX idle_periods). */
+#define DF_DBS_NO_IDLE_PERIODS UINT64_MAX
 
 struct df_governor;
 
@@ -74,13 +90,17 @@ struct df_governor {
                         bool valid;
                 } userspace;
                 struct {
-                        uint32_t skip;
                         uint32_t prev_load;
+                        uint32_t rate_mult; /* polls in the current sampling period */
+                        uint32_t polls;     /* polls of it so far, their load in window */
+                        struct df_dbs_sample window;
+                        uint64_t last; /* the last decision, for re-evaluations */
                 } ondemand;
                 struct {
                         uint64_t requested;
                         uint32_t down_skip;
                         uint32_t prev_load;
+                        uint64_t last;
                 } conservative;
         } state;
 
@@ -146,7 +166,15 @@ int df_simple_ondemand_target(
 int df_load_percent(uint64_t busy, uint64_t total);
 
 /*
- * kernel: dbs_update()'s load for ondemand and conservative: the sample's busy percentage, kept
- * in *prev_load; a zero total (no time elapsed) reuses the previous load.
+ * kernel: cpufreq_governor.c dbs_update() for one sample. period_usec is the sampling period
+ * (the polling interval times ondemand's rate_mult; 0: unknown). A zero total (no time
+ * elapsed) reuses *prev_load; when the sample's idle time (its idle share times its duration)
+ * exceeds twice the period and *prev_load is not zero, *prev_load is used once and cleared;
+ * else the busy percentage, kept in *prev_load. *ret_idle_periods (may be NULL): the idle time
+ * in whole periods when it exceeds two, else DF_DBS_NO_IDLE_PERIODS (conservative).
  */
-uint32_t df_governor_dbs_load(uint32_t *prev_load, const struct df_governor_input *in);
+uint32_t df_dbs_update(
+        uint32_t *prev_load, const struct df_dbs_sample *s, uint64_t period_usec, uint64_t *ret_idle_periods);
+
+/* Add b to a (ondemand's stretched period), saturating each field. */
+void df_dbs_sample_add(struct df_dbs_sample *a, const struct df_dbs_sample *b);

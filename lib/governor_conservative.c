@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* conservative: cpufreq's conservative governor, stepping by freq_step % of the highest point. */
+/* conservative: cpufreq's conservative governor, stepping by freq_step % of the effective maximum. */
 
 #include <errno.h>
 
@@ -34,67 +34,87 @@ static uint64_t point_at_or_above(const uint64_t *points, size_t n, uint64_t fre
 
 static void conservative_start(struct df_governor *g, uint64_t current) {
         g->state.conservative.requested = current;
+        g->state.conservative.last = current;
+}
+
+static uint64_t clamp_range(const struct df_governor_input *in, uint64_t freq) {
+        return MIN(MAX(freq, in->min), in->max);
+}
+
+/* kernel: get_freq_step(), freq_step % of policy->max (the effective maximum), else 5 kHz. */
+static uint64_t freq_step_hz(uint32_t freq_step, uint64_t max) {
+        uint64_t step = (uint64_t) ((unsigned __int128) freq_step * max / 100);
+        return step > 0 ? step : DEFAULT_STEP_HZ;
+}
+
+/* requested lowered by one step per idle period, not below the minimum. */
+static uint64_t
+idle_decrease(const struct df_governor_input *in, uint64_t requested, uint64_t periods, uint64_t step) {
+        unsigned __int128 steps = (unsigned __int128) periods * step;
+
+        return requested > in->min + steps ? requested - (uint64_t) steps : in->min;
 }
 
 /*
- * kernel: cs_dbs_update(), in Hz, with the effective range as policy->min/max. Not reproduced:
- * idle_periods (no per-CPU idle data here) and the early returns when requested already sits
- * at the ceiling or floor; devfreqd answers that end's point again, which differs only when the
- * frequency in force was changed behind the governor's back.
+ * kernel: cpufreq_conservative.c cs_dbs_update(), in Hz, with the effective range as
+ * policy->min/max and the relations applied to the usable points after clamping into the range
+ * (__cpufreq_driver_target()). Where the kernel returns without a new target, the frequency in
+ * force stays; the lowered request of idle periods only counts when a target follows.
  */
-static uint64_t conservative_get_target(struct df_governor *g, const struct df_governor_input *in) {
-        uint32_t up = g->tunables[TUNABLE_UP_THRESHOLD];
-        uint32_t down = g->tunables[TUNABLE_DOWN_THRESHOLD];
+static uint64_t conservative_decide(struct df_governor *g, const struct df_governor_input *in) {
+        const struct df_dbs_sample sample = { in->busy, in->total, in->duration_usec };
         uint32_t freq_step = g->tunables[TUNABLE_FREQ_STEP];
-        uint32_t sdf = g->tunables[TUNABLE_SAMPLING_DOWN_FACTOR];
-        uint64_t requested, step, hi;
+        uint64_t requested, step, idle_periods;
         uint32_t load;
 
-        if (!in->has_sample || in->n_points == 0)
-                return in->current;
-
-        load = df_governor_dbs_load(&g->state.conservative.prev_load, in);
-
-        /* The kernel returns early here: freq_step 0 freezes the frequency. */
+        load = df_dbs_update(&g->state.conservative.prev_load, &sample, in->interval_usec, &idle_periods);
         if (freq_step == 0)
                 return in->current;
 
         /* The range changed under the governor: start again from the frequency in force. */
         requested = g->state.conservative.requested;
-        if (requested < in->min || requested > in->max)
+        if (requested < in->min || requested > in->max) {
                 requested = in->current;
-        g->state.conservative.requested = requested;
-
-        hi = in->points[in->n_points - 1];
-        step = (uint64_t) ((unsigned __int128) freq_step * hi / 100);
-        if (step == 0)
-                step = DEFAULT_STEP_HZ;
-
-        if (load > up) {
-                g->state.conservative.down_skip = 0;
-                if (requested < in->max && in->max - requested > step)
-                        requested += step;
-                else
-                        requested = in->max;
-                /* Stored unrounded, so several small steps add up to the next point. */
                 g->state.conservative.requested = requested;
-                return point_at_or_below(in->points, in->n_points, requested);
         }
 
-        if (++g->state.conservative.down_skip < sdf)
+        step = freq_step_hz(freq_step, in->max);
+        if (idle_periods != DF_DBS_NO_IDLE_PERIODS)
+                requested = idle_decrease(in, requested, idle_periods, step);
+
+        if (load > g->tunables[TUNABLE_UP_THRESHOLD]) {
+                g->state.conservative.down_skip = 0;
+                if (requested == in->max)
+                        return in->current; /* already at full speed */
+                requested = requested < in->max && in->max - requested > step ? requested + step : in->max;
+                /* Stored unrounded, so several small steps add up to the next point. */
+                g->state.conservative.requested = requested;
+                return point_at_or_below(in->points, in->n_points, clamp_range(in, requested));
+        }
+
+        if (++g->state.conservative.down_skip < g->tunables[TUNABLE_SAMPLING_DOWN_FACTOR])
                 return in->current;
         g->state.conservative.down_skip = 0;
 
-        if (load < down) {
-                if (requested > in->min && requested - in->min > step)
-                        requested -= step;
-                else
-                        requested = in->min;
+        if (load < g->tunables[TUNABLE_DOWN_THRESHOLD]) {
+                if (requested == in->min)
+                        return in->current; /* cannot go lower */
+                /* As the kernel: below the minimum when requested is close to it; the clamp and
+                 * the next sample's range check catch that. */
+                requested = requested > step ? requested - step : in->min;
                 g->state.conservative.requested = requested;
-                return point_at_or_above(in->points, in->n_points, requested);
+                return point_at_or_above(in->points, in->n_points, clamp_range(in, requested));
         }
-
         return in->current;
+}
+
+/* A re-evaluation (an event reusing the sample) repeats the last decision. */
+static uint64_t conservative_get_target(struct df_governor *g, const struct df_governor_input *in) {
+        if (!in->has_sample || in->n_points == 0)
+                return in->current;
+        if (in->fresh)
+                g->state.conservative.last = conservative_decide(g, in);
+        return g->state.conservative.last;
 }
 
 static int conservative_validate(const uint32_t *values) {

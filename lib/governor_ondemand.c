@@ -33,35 +33,59 @@ static uint64_t top_point(const struct df_governor_input *in) {
         return in->points[0];
 }
 
+static void ondemand_start(struct df_governor *g, uint64_t current) {
+        g->state.ondemand.rate_mult = 1;
+        g->state.ondemand.last = current;
+}
+
 /*
- * kernel: od_update() with dbs_update()'s load. The kernel stretches the next sampling
- * period by sampling_down_factor once at the maximum; devfreqd's timer is shared, so it
- * counts decisions instead: at the top point only every sampling_down_factor-th one acts.
+ * kernel: cpufreq_ondemand.c od_update() at the end of a sampling period, with dbs_update()'s
+ * load over the whole period: above up_threshold the highest, and only a jump there from below
+ * stretches the next period to sampling_down_factor polls (rate_mult); the proportional branch
+ * resets it to one poll.
  */
-static uint64_t ondemand_get_target(struct df_governor *g, const struct df_governor_input *in) {
-        uint32_t up = g->tunables[TUNABLE_UP_THRESHOLD];
-        uint32_t sdf = g->tunables[TUNABLE_SAMPLING_DOWN_FACTOR];
+static uint64_t ondemand_decide(struct df_governor *g, const struct df_governor_input *in, uint32_t load) {
         uint64_t lo, hi, next;
-        uint32_t load;
 
-        if (!in->has_sample || in->n_points == 0)
-                return in->current;
-
-        load = df_governor_dbs_load(&g->state.ondemand.prev_load, in);
-
-        if (in->current == top_point(in)) {
-                if (++g->state.ondemand.skip < sdf)
-                        return in->current;
-        }
-        g->state.ondemand.skip = 0;
-
-        if (load > up)
+        if (load > g->tunables[TUNABLE_UP_THRESHOLD]) {
+                if (in->current < top_point(in))
+                        g->state.ondemand.rate_mult = g->tunables[TUNABLE_SAMPLING_DOWN_FACTOR];
                 return DF_FREQ_MAX;
-
+        }
+        g->state.ondemand.rate_mult = 1;
         lo = in->points[0];
         hi = in->points[in->n_points - 1];
         next = lo + (uint64_t) ((unsigned __int128) load * (hi - lo) / 100);
         return nearest_point(in->points, in->n_points, next);
+}
+
+/*
+ * kernel: od_dbs_update(): the next sample is rate_mult sampling periods away. devfreqd's timer
+ * is shared, so a stretched period is rate_mult polls whose samples add up; the polls inside it
+ * decide nothing. A re-evaluation (an event reusing the sample) repeats the last decision.
+ */
+static uint64_t ondemand_get_target(struct df_governor *g, const struct df_governor_input *in) {
+        const struct df_dbs_sample sample = { in->busy, in->total, in->duration_usec };
+        uint64_t period;
+        uint32_t load, mult;
+
+        if (!in->has_sample || in->n_points == 0)
+                return in->current;
+        if (!in->fresh)
+                return g->state.ondemand.last;
+
+        /* 0 only in a governor never started: one poll. */
+        mult = MAX(g->state.ondemand.rate_mult, UINT32_C(1));
+        df_dbs_sample_add(&g->state.ondemand.window, &sample);
+        if (++g->state.ondemand.polls < mult)
+                return in->current;
+
+        period = in->interval_usec > UINT64_MAX / mult ? UINT64_MAX : in->interval_usec * mult;
+        load = df_dbs_update(&g->state.ondemand.prev_load, &g->state.ondemand.window, period, NULL);
+        g->state.ondemand.window = (struct df_dbs_sample){};
+        g->state.ondemand.polls = 0;
+        g->state.ondemand.last = ondemand_decide(g, in, load);
+        return g->state.ondemand.last;
 }
 
 static const struct df_tunable ondemand_tunables[] = {
@@ -74,5 +98,6 @@ const struct df_governor_ops df_governor_ondemand = {
         .polls = true,
         .tunables = ondemand_tunables,
         .n_tunables = ELEMENTSOF(ondemand_tunables),
+        .start = ondemand_start,
         .get_target = ondemand_get_target,
 };

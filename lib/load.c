@@ -311,7 +311,7 @@ static int sample_percent(struct df_load_source *s, uint64_t *ret_busy, uint64_t
         return 1;
 }
 
-int df_load_source_sample(struct df_load_source *s, uint64_t *ret_busy, uint64_t *ret_total) {
+static int sample_kind(struct df_load_source *s, uint64_t *ret_busy, uint64_t *ret_total) {
         switch (s->kind) {
         case DF_LOAD_PROC_STAT:
                 return sample_proc_stat(s, ret_busy, ret_total);
@@ -322,4 +322,18 @@ int df_load_source_sample(struct df_load_source *s, uint64_t *ret_busy, uint64_t
         default:
                 return 0;
         }
+}
+
+int df_load_source_sample(
+        struct df_load_source *s, uint64_t now_usec, uint64_t *ret_busy, uint64_t *ret_total,
+        uint64_t *ret_duration_usec) {
+        uint64_t prev = s->prev_usec;
+        int r = sample_kind(s, ret_busy, ret_total);
+
+        if (r < 0)
+                return r;
+        s->prev_usec = now_usec;
+        if (r > 0)
+                *ret_duration_usec = prev > 0 && now_usec > prev ? now_usec - prev : 0;
+        return r;
 }

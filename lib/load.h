@@ -35,7 +35,8 @@ struct df_load_source {
         uint64_t *prev_busy; /* per CPU for proc-stat, [0] for counters */
         uint64_t *prev_total;
         bool primed;
-        char *buf; /* /proc/stat grows with the CPU count */
+        uint64_t prev_usec; /* when the previous reading was taken */
+        char *buf;          /* /proc/stat grows with the CPU count */
         size_t buf_size;
 };
 
@@ -46,9 +47,12 @@ int df_load_source_open(
 struct df_load_source *df_load_source_free(struct df_load_source *s);
 
 /*
- * Take one reading. 1: a complete sample since the previous reading in *ret_busy and *ret_total
- * (percent: busy = the percentage, total = 100). 0: no sample this time (the first reading of
+ * Take one reading at now_usec (CLOCK_MONOTONIC). 1: a complete sample since the previous reading
+ * in *ret_busy and *ret_total (percent: busy = the percentage, total = 100), and the time since
+ * that reading in *ret_duration_usec. 0: no sample this time (the first reading of
  * cumulative counters, counters that went backwards, a zero total, a percentage above 100):
  * dropped, the caller keeps its frequency. Negative errno on a read or parse error.
  */
-int df_load_source_sample(struct df_load_source *s, uint64_t *ret_busy, uint64_t *ret_total);
+int df_load_source_sample(
+        struct df_load_source *s, uint64_t now_usec, uint64_t *ret_busy, uint64_t *ret_total,
+        uint64_t *ret_duration_usec);

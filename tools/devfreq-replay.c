@@ -45,11 +45,12 @@ static void help(void) {
                "  --initial FREQ        frequency in force before the first sample (default: the highest)\n"
                "  --min FREQ            add a min-frequency QoS request (repeatable)\n"
                "  --max FREQ            add a max-frequency QoS request (repeatable)\n"
-               "  --interval DURATION   time one sample stands for in the summary (default 100ms)\n"
+               "  --interval DURATION   the polling interval, and each sample's duration unless its\n"
+               "                        line gives one (default 100ms)\n"
                "  --summary             print time in state, transitions and energy after the CSV\n"
                "  -h, --help            show this help\n"
                "  --version             show the version\n\n"
-               "TRACE is a file (- for standard input): busy,total[,current] per line, or for the\n"
+               "TRACE is a file (- for standard input): busy,total[,current[,duration]] per line, or for the\n"
                "userspace governor one frequency per line. See devfreq-replay(1).\n");
 }
 
@@ -148,6 +149,24 @@ static int parse_args(int argc, char **argv, struct options *o) {
         return -1; /* carry on */
 }
 
+/*
+ * Start the device at --initial. The kernel's governors start with the frequency in force inside
+ * the limits (the daemon's first evaluation at attach clamps it): the governor starts from
+ * --initial clamped into the range, while the first line still shows --initial in force.
+ */
+static int start_in_range(struct df_device *dev, uint64_t initial) {
+        uint64_t lo, hi;
+        int r;
+
+        r = df_device_start(dev, initial, 0);
+        if (r < 0)
+                return r;
+        df_device_get_range(dev, &lo, &hi);
+        if (initial < lo || initial > hi)
+                df_governor_start(&dev->governor, initial < lo ? lo : hi);
+        return 0;
+}
+
 static int run(int argc, char **argv) {
         struct options o = {};
         struct df_device *dev = NULL;
@@ -217,7 +236,7 @@ static int run(int argc, char **argv) {
                 if (r < 0)
                         goto finish;
         }
-        r = df_device_start(dev, initial, 0);
+        r = start_in_range(dev, initial);
         if (r < 0)
                 goto finish;
 

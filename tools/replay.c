@@ -151,7 +151,7 @@ field_error(const struct replay *rp, size_t line, const char *field, const char 
                 r == -ERANGE ? "too large" : "not a whole number");
 }
 
-static void account_energy(struct replay *rp, uint64_t freq) {
+static void account_energy(struct replay *rp, uint64_t freq, uint64_t duration_usec) {
         int i = df_opp_find(&rp->dev->opps, freq);
         long double v;
 
@@ -160,13 +160,59 @@ static void account_energy(struct replay *rp, uint64_t freq) {
                 return;
         }
         v = rp->dev->opps.opps[i].microvolt / 1e6L;
-        rp->energy += v * v * (long double) freq * ((long double) rp->interval_usec / 1e6L);
+        rp->energy += v * v * (long double) freq * ((long double) duration_usec / 1e6L);
+}
+
+/* The optional fourth field: how long the sample lasted ("250ms"); the line is NUL-terminated
+ * after it. */
+static int parse_duration_field(const struct replay *rp, size_t line, const char *s, uint64_t *ret) {
+        int r = df_parse_duration(s, ret);
+
+        if (r < 0 || *ret == 0)
+                return replay_bad_input(
+                        "%s:%zu: duration: '%s' is %s", rp->trace_name, line, s,
+                        r == -ERANGE ? "too large" : "not a duration above 0 (e.g. 250ms)");
+        return 0;
+}
+
+/* busy,total[,current[,duration]] of a load governor's line, handed to the device. */
+static int sample_line(
+        struct replay *rp, const char *const *fields, const char *const *ends, size_t n, size_t lineno,
+        uint64_t *busy, uint64_t *total, uint64_t *duration) {
+        uint64_t cur;
+        int r;
+
+        if (n < 2)
+                return replay_bad_input(
+                        "%s:%zu: expected busy,total[,current[,duration]], got one field", rp->trace_name,
+                        lineno);
+        r = parse_field(fields[0], ends[0], busy);
+        if (r < 0)
+                return field_error(rp, lineno, "busy", fields[0], ends[0], r);
+        r = parse_field(fields[1], ends[1], total);
+        if (r < 0)
+                return field_error(rp, lineno, "total", fields[1], ends[1], r);
+        if (n == 4) {
+                r = parse_duration_field(rp, lineno, fields[3], duration);
+                if (r != 0)
+                        return r;
+                rp->own_durations = true;
+        }
+        /* With a duration, the current field may be empty: not overridden. */
+        if (n >= 3 && !(n == 4 && fields[2] == ends[2])) {
+                r = parse_field(fields[2], ends[2], &cur);
+                if (r < 0)
+                        return field_error(rp, lineno, "current", fields[2], ends[2], r);
+                df_device_set_current(rp->dev, cur);
+        }
+        df_device_set_timed_sample(rp->dev, *busy, *total, *duration, rp->interval_usec);
+        return 0;
 }
 
 static int replay_line(struct replay *rp, char *line, size_t len, size_t lineno, FILE *out) {
         const bool userspace = rp->dev->governor.ops == &df_governor_userspace;
-        const char *fields[3], *ends[3];
-        uint64_t busy = 0, total = 0, cur = 0, seen;
+        const char *fields[4], *ends[4];
+        uint64_t busy = 0, total = 0, cur = 0, seen, duration = rp->interval_usec;
         struct df_evaluation ev;
         char buf[128], *p = buf;
         size_t n = 0;
@@ -175,10 +221,11 @@ static int replay_line(struct replay *rp, char *line, size_t len, size_t lineno,
         fields[0] = line;
         for (size_t i = 0; i < len; i++)
                 if (line[i] == ',') {
-                        if (n == 2)
+                        if (n == 3)
                                 return replay_bad_input(
-                                        "%s:%zu: expected %s, got more than three fields", rp->trace_name,
-                                        lineno, userspace ? "one frequency" : "busy,total[,current]");
+                                        "%s:%zu: expected %s, got more than four fields", rp->trace_name,
+                                        lineno,
+                                        userspace ? "one frequency" : "busy,total[,current[,duration]]");
                         ends[n++] = line + i;
                         fields[n] = line + i + 1;
                 }
@@ -199,31 +246,18 @@ static int replay_line(struct replay *rp, char *line, size_t len, size_t lineno,
                                 r == -ERANGE ? "too large" : "not a frequency");
                 df_governor_userspace_set(&rp->dev->governor, cur);
         } else {
-                if (n < 2)
-                        return replay_bad_input(
-                                "%s:%zu: expected busy,total[,current], got one field", rp->trace_name, lineno);
-                r = parse_field(fields[0], ends[0], &busy);
-                if (r < 0)
-                        return field_error(rp, lineno, "busy", fields[0], ends[0], r);
-                r = parse_field(fields[1], ends[1], &total);
-                if (r < 0)
-                        return field_error(rp, lineno, "total", fields[1], ends[1], r);
-                if (n == 3) {
-                        r = parse_field(fields[2], ends[2], &cur);
-                        if (r < 0)
-                                return field_error(rp, lineno, "current", fields[2], ends[2], r);
-                        df_device_set_current(rp->dev, cur);
-                }
-                df_device_set_sample(rp->dev, busy, total);
+                r = sample_line(rp, fields, ends, n, lineno, &busy, &total, &duration);
+                if (r != 0)
+                        return r;
         }
 
         seen = rp->dev->current;
         r = df_device_evaluate(rp->dev, rp->now, &ev);
         if (r < 0)
                 return replay_bad_input("%s:%zu: evaluation failed: %s", rp->trace_name, lineno, strerror(-r));
-        rp->now += rp->interval_usec;
+        rp->now += duration;
         rp->samples++;
-        account_energy(rp, ev.applied);
+        account_energy(rp, ev.applied, duration);
 
         if (!userspace) {
                 p = put_u64(p, busy);
@@ -243,7 +277,8 @@ static int replay_line(struct replay *rp, char *line, size_t len, size_t lineno,
 }
 
 static bool is_header(const char *line) {
-        return streq(line, "busy,total") || streq(line, "busy,total,current") || streq(line, "frequency");
+        return streq(line, "busy,total") || streq(line, "busy,total,current") ||
+                streq(line, "busy,total,current,duration") || streq(line, "frequency");
 }
 
 int replay_stream(struct replay *rp, FILE *in, FILE *out) {
@@ -281,7 +316,12 @@ int replay_print_summary(struct replay *rp, FILE *out) {
         r = df_stats_format(&rp->dev->stats, rp->now, &text);
         if (r < 0)
                 return r;
-        fprintf(out, "\n# %zu samples of %s\n%s", rp->samples, df_format_duration(a, rp->interval_usec), text);
+        if (rp->own_durations)
+                fprintf(out, "\n# %zu samples, %s in all\n%s", rp->samples, df_format_duration(a, rp->now),
+                        text);
+        else
+                fprintf(out, "\n# %zu samples of %s\n%s", rp->samples,
+                        df_format_duration(a, rp->interval_usec), text);
         if (rp->energy_known && rp->samples > 0)
                 fprintf(out, "Relative dynamic energy : %.6Lg V^2*Hz*s\n", rp->energy);
         else

@@ -22,7 +22,8 @@ _printf_(1, 2) int replay_bad_input(const char *fmt, ...);
 struct replay {
         struct df_device *dev;
         const char *trace_name;
-        uint64_t interval_usec;
+        uint64_t interval_usec; /* the polling interval, and a sample's duration unless its line gives one */
+        bool own_durations;     /* some line gave its duration */
         uint64_t now;
         size_t samples;
         long double energy; /* sum of V^2 * f * t: volts, hertz, seconds */

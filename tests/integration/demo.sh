@@ -43,8 +43,9 @@ run_demo() {
         env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$marker" TMPDIR="$tmp/tmpdir" BUILD_DIR="$top_builddir" "$@"
 }
 
+# Reads of 2 ms time out in the middle of lines many times a run: none may be cut.
 set +e
-run_demo timeout 300 "$demo" "${args[@]}" >"$tmp/out" 2>"$tmp/err"
+DEMO_READ_TIMEOUT=0.002 run_demo timeout 300 "$demo" "${args[@]}" >"$tmp/out" 2>"$tmp/err"
 status=$?
 set -e
 is "tools/demo ${args[*]} exits 0" "$status" 0
@@ -55,6 +56,14 @@ check "it printed frequency changes (at least 4, got $changes)" test "$changes" 
 printed() { grep -v '^demo:' "$tmp/out" | grep -q "$1"; }
 check "... of the GPU" printed gpu
 check "... and of the CPU" printed cpu
+# Every line the monitor gave, whole: "HH:MM:SS  gpu: CurrentFrequency 800 MHz -> 200 MHz", another
+# property of gpu or cpu, or devfreqctl's greeting.
+line_re='^[0-9]{2}:[0-9]{2}:[0-9]{2}  ((gpu|cpu): CurrentFrequency [0-9]+(\.[0-9])? [MG]Hz -> [0-9]+(\.[0-9])? [MG]Hz'
+line_re+='|(gpu|cpu): [A-Z][A-Za-z]+ [^ ].*|Monitoring devfreqd\. Press Ctrl-C to stop\.)$'
+malformed=$(grep -v '^demo:' "$tmp/out" | grep -Evc "$line_re" || true)
+is "every line is whole and in the monitor's format" "$malformed" 0
+((malformed == 0)) || diag "$(grep -v '^demo:' "$tmp/out" | grep -Ev "$line_re" | head -n 5)"
+is "... and the demo's own lines too" "$(grep -c '^demo:' "$tmp/out")" 3
 like "it says how many changes it saw" "$(tail -n1 "$tmp/out")" "^demo: [0-9]+ frequency changes; stopping\.$"
 is "no process left behind" "$(leftovers | xargs)" ""
 is "no temporary directory left behind" "$(ls -A "$tmp/tmpdir")" ""

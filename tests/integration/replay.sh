@@ -47,6 +47,38 @@ expected='busy,total,current,governor,target
 0,0,100000000,18446744073709551615,800000000'
 is "trace output, header skipped, zero total answered with the maximum" "$out" "$expected"
 
+# --- ondemand and conservative: the kernel's own numbers, the target column checked
+targets() { # targets EXPECTED... -- REPLAY-ARGS... : the target column, in MHz
+        local want=() got
+        while [[ $1 != -- ]]; do want+=("$1"); shift; done
+        shift
+        got=$("$replay" "$@" | sed 1d | cut -d, -f5 | sed 's/000000$//' | xargs)
+        is "targets of $(printf '%s ' "$@" | sed 's/ - $//')" "$got" "${want[*]}"
+}
+opp10=100MHz,200MHz,300MHz,400MHz,500MHz,600MHz,700MHz,800MHz,900MHz,1000MHz
+# cs_dbs_update(): 5 % of the effective maximum (500 MHz) is 25 MHz a step.
+targets 100 100 100 200 -- --opp $opp10 --governor conservative --max 500MHz --initial 100MHz - \
+        <<<$'100,100\n100,100\n100,100\n100,100'
+# ... its early return at the top: the frequency forced to 500 MHz stays.
+targets 1000 500 -- --opp $opp10 --governor conservative --initial 1000MHz - <<<$'100,100\n100,100,500000000'
+# ... the governor starts from --initial clamped into the range: 500 - 250 = 250, lowest above 300.
+targets 300 -- --opp $opp10 --governor conservative --tunable freq_step=50 --max 500MHz --initial 1000MHz - \
+        <<<'0,100'
+# od_update(): sampling_down_factor is rate_mult, set only on a jump to the top from below.
+targets 100 100 -- --opp 100MHz,200MHz,400MHz,800MHz --governor ondemand --tunable sampling_down_factor=2 - \
+        <<<$'0,100\n0,100'
+targets 800 800 400 -- --opp 100MHz,200MHz,400MHz,800MHz --governor ondemand --tunable sampling_down_factor=2 \
+        --initial 100MHz - <<<$'100,100\n0,100\n100,100'
+# dbs_update()'s long-idle rule: a 1 s sample of a 100 ms interval reuses the 50 % before it, once.
+targets 400 400 100 -- --opp 100MHz,200MHz,400MHz,800MHz --governor ondemand - <<<$'50,100\n0,100,,1s\n0,100,,1s'
+targets 400 100 -- --opp 100MHz,200MHz,400MHz,800MHz --governor ondemand --interval 500ms - \
+        <<<$'50,100\n0,100,,1s'
+targets 400 400 -- --opp 100MHz,200MHz,400MHz,800MHz --governor ondemand --interval 500ms - \
+        <<<$'50,100\n0,100,400000000,1001ms'
+out=$("$replay" --opp 100MHz,800MHz --governor ondemand --summary - <<<$'busy,total,current,duration\n0,100,,1s\n0,100')
+like "per-line durations add up in the summary" "$out" '# 2 samples, 1\.1 s in all'
+contains "... and in the time in state" "$out" '* 100000000:         0         0      1100'
+
 # --- bad input: one line on stderr naming the problem, exit status 2
 bad() {
         local desc=$1 pattern=$2 status err
@@ -64,14 +96,24 @@ bad() {
 }
 printf '%s\n' 10,100 '# comment' '' 10,abc >"$tmp/bad-field.csv"
 printf '%s\n' 10,100 10 >"$tmp/one-field.csv"
-printf '%s\n' 1,2,3,4 >"$tmp/four-fields.csv"
+printf '%s\n' 1,2,3,4s,5 >"$tmp/five-fields.csv"
+printf '%s\n' 1,2,3,4 1,2,,0 >"$tmp/durations.csv"
 printf '%s\n' 99999999999999999999,100 >"$tmp/overflow.csv"
 printf '%s\n' 400MHz fast >"$tmp/userspace.csv"
 printf '%s\n' 10,100 >"$tmp/good.csv"
 bad "malformed field names file and line" "bad-field.csv:4: total: 'abc' is not a whole number" \
         --opp 100MHz --governor performance "$tmp/bad-field.csv"
 bad "missing field names the line" "one-field.csv:2:" --opp 100MHz --governor performance "$tmp/one-field.csv"
-bad "too many fields names the line" "four-fields.csv:1:" --opp 100MHz --governor performance "$tmp/four-fields.csv"
+bad "too many fields names the line" "five-fields.csv:1: expected busy,total\\[,current\\[,duration\\]\\], got more" \
+        --opp 100MHz --governor performance "$tmp/five-fields.csv"
+bad "a duration needs a unit" "durations.csv:1: duration: '4' is not a duration above 0" \
+        --opp 100MHz --governor ondemand "$tmp/durations.csv"
+sed -i 1d "$tmp/durations.csv"
+bad "a duration of 0 is refused" "durations.csv:1: duration: '0' is not a duration above 0" \
+        --opp 100MHz --governor ondemand "$tmp/durations.csv"
+printf '%s\n' 10,100, >"$tmp/empty-current.csv"
+bad "an empty current needs a duration after it" "empty-current.csv:1: current: '' is not a whole number" \
+        --opp 100MHz --governor ondemand "$tmp/empty-current.csv"
 bad "overflowing counter is an error, not wrapped" "overflow.csv:1: busy: .* too large" \
         --opp 100MHz --governor simple_ondemand "$tmp/overflow.csv"
 bad "userspace line that is not a frequency" "userspace.csv:2: 'fast' is not a frequency" \

@@ -179,6 +179,45 @@ START_TEST(test_event_reuses_last_sample) {
 }
 END_TEST
 
+/* A poll's duration and interval reach the governor (dbs_update()'s long-idle rule); an event
+ * repeats the last decision without taking the sample again. */
+START_TEST(test_timed_sample) {
+        struct fake f = {};
+        struct df_device *d = make(DF_MODE_GOVERN, &df_governor_ondemand, false, &f, 500 * MHZ);
+        struct df_qos_request req = {};
+        struct df_evaluation ev;
+
+        df_device_set_timed_sample(d, 50, 100, 100 * MS, 100 * MS); /* 100 + 50 % of 400 MHz */
+        ck_assert_int_eq(df_device_evaluate(d, 100 * MS, &ev), 1);
+        ck_assert_uint_eq(ev.applied, 300 * MHZ);
+        df_device_set_timed_sample(d, 0, 100, 1000 * MS, 100 * MS); /* 1 s idle: 50 % once more */
+        ck_assert_int_eq(df_device_evaluate(d, 1100 * MS, &ev), 0);
+        ck_assert_uint_eq(ev.applied, 300 * MHZ);
+
+        ck_assert_int_eq(df_qos_add_request(&d->qos, &req, DF_QOS_MIN_FREQUENCY, 400 * MHZ), 1);
+        ck_assert_int_eq(df_device_evaluate(d, 1101 * MS, &ev), 1);
+        ck_assert_uint_eq(ev.governor, 300 * MHZ);
+        ck_assert_uint_eq(ev.applied, 400 * MHZ);
+        ck_assert_int_eq(df_qos_remove_request(&req), 1);
+        ck_assert_int_eq(df_device_evaluate(d, 1102 * MS, &ev), 1);
+        ck_assert_uint_eq(ev.applied, 300 * MHZ);
+
+        /* The previous load was used once: the same long idle now reads 0 %. */
+        df_device_set_timed_sample(d, 0, 100, 1000 * MS, 100 * MS);
+        ck_assert_int_eq(df_device_evaluate(d, 2102 * MS, &ev), 1);
+        ck_assert_uint_eq(ev.applied, 100 * MHZ);
+
+        /* Without a duration the rule never applies. */
+        df_device_set_sample(d, 50, 100);
+        ck_assert_int_eq(df_device_evaluate(d, 2202 * MS, &ev), 1);
+        ck_assert_uint_eq(ev.applied, 300 * MHZ);
+        df_device_set_sample(d, 0, 100);
+        ck_assert_int_eq(df_device_evaluate(d, 3202 * MS, &ev), 1);
+        ck_assert_uint_eq(ev.applied, 100 * MHZ);
+        df_device_free(d);
+}
+END_TEST
+
 START_TEST(test_latency_usable_points) {
         struct fake f = {};
         struct df_device *d = make(DF_MODE_GOVERN, &df_governor_powersave, true, &f, 300 * MHZ);
@@ -489,6 +528,7 @@ static Suite *device_suite(void) {
         tcase_add_test(tc, test_powersave_follows_min_request);
         tcase_add_test(tc, test_no_decision_before_first_sample);
         tcase_add_test(tc, test_event_reuses_last_sample);
+        tcase_add_test(tc, test_timed_sample);
         tcase_add_test(tc, test_write_failure_retried);
         tcase_add_test(tc, test_passive_follows_parent);
         suite_add_tcase(s, tc);

@@ -20,6 +20,7 @@ sample_on(const uint64_t *points, size_t n, uint64_t busy, uint64_t total, uint6
                 .has_sample = true,
                 .busy = busy,
                 .total = total,
+                .fresh = true,
                 .current = current,
                 .min = points[0],
                 .max = points[n - 1],
@@ -404,47 +405,181 @@ START_TEST(test_ondemand_zero_total) {
 }
 END_TEST
 
+/* One ondemand decision on points4 at `current`, the whole table in range. */
+static uint64_t od4(struct df_governor *g, uint64_t busy, uint64_t current) {
+        struct df_governor_input in = sample(busy, current);
+        return df_governor_get_target(g, &in);
+}
+
+/*
+ * kernel: cpufreq_ondemand.c od_update() and od_dbs_update(): sampling_down_factor is rate_mult,
+ * set only on a jump to the top from below; the next sampling period is that many polls and
+ * its load is the one over the whole period; only the proportional branch resets it.
+ */
 START_TEST(test_ondemand_sampling_down_factor) {
         struct df_governor g;
         struct df_governor_input in;
 
-        init_with(&g, &df_governor_ondemand, 1100 * MHZ);
-        /* sdf 1: nothing skipped at the top. */
-        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 100 * MHZ);
+        /* Already at the top: nothing stretched, 0 % goes to the lowest point at once. */
+        init_with(&g, &df_governor_ondemand, 800 * MHZ);
+        set(&g, "sampling_down_factor", 2);
+        ck_assert_uint_eq(od4(&g, 0, 800 * MHZ), 100 * MHZ);
+        ck_assert_uint_eq(od4(&g, 0, 100 * MHZ), 100 * MHZ);
 
-        /* sdf 3 at the top: exactly two decisions keep, the third may drop. */
+        /* From 100 MHz: the jump stretches the next period to two polls; the second of them
+         * decides on 100 busy of 200, 50 %: 100 + 350 = 450 MHz, nearest 400 MHz. */
+        init_with(&g, &df_governor_ondemand, 100 * MHZ);
+        set(&g, "sampling_down_factor", 2);
+        ck_assert_uint_eq(od4(&g, 100, 100 * MHZ), DF_FREQ_MAX);
+        ck_assert_uint_eq(g.state.ondemand.rate_mult, 2);
+        ck_assert_uint_eq(od4(&g, 0, 800 * MHZ), 800 * MHZ); /* inside the period: no decision */
+        ck_assert_uint_eq(od4(&g, 100, 800 * MHZ), 400 * MHZ);
+        ck_assert_uint_eq(g.state.ondemand.rate_mult, 1);
+        ck_assert_uint_eq(od4(&g, 0, 400 * MHZ), 100 * MHZ); /* one poll again */
+
+        /* Busy while already at the top leaves the stretch as it is. */
+        init_with(&g, &df_governor_ondemand, 100 * MHZ);
         set(&g, "sampling_down_factor", 3);
-        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 1100 * MHZ);
-        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 1100 * MHZ);
-        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 100 * MHZ);
-        /* Counting starts again: every third decision acts, whatever the load (kernel: one sample
-         * per sampling_down_factor periods while at the maximum). */
-        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 1100 * MHZ);
-        ck_assert_uint_eq(od(&g, 99, 100, 1100 * MHZ), 1100 * MHZ);
-        ck_assert_uint_eq(od(&g, 99, 100, 1100 * MHZ), DF_FREQ_MAX);
-        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 1100 * MHZ);
+        ck_assert_uint_eq(od4(&g, 100, 100 * MHZ), DF_FREQ_MAX);
+        ck_assert_uint_eq(od4(&g, 100, 800 * MHZ), 800 * MHZ);
+        ck_assert_uint_eq(od4(&g, 100, 800 * MHZ), 800 * MHZ);
+        ck_assert_uint_eq(od4(&g, 100, 800 * MHZ), DF_FREQ_MAX);
+        ck_assert_uint_eq(g.state.ondemand.rate_mult, 3);
+        ck_assert_uint_eq(od4(&g, 0, 800 * MHZ), 800 * MHZ);
+        ck_assert_uint_eq(od4(&g, 0, 800 * MHZ), 800 * MHZ);
+        ck_assert_uint_eq(od4(&g, 0, 800 * MHZ), 100 * MHZ);
+        ck_assert_uint_eq(g.state.ondemand.rate_mult, 1);
 
-        /* Elsewhere nothing is skipped, and leaving the top resets the count. */
-        ck_assert_uint_eq(od(&g, 0, 100, 500 * MHZ), 100 * MHZ);
-        ck_assert_uint_eq(od(&g, 0, 100, 500 * MHZ), 100 * MHZ);
-        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 1100 * MHZ);
-        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 1100 * MHZ);
-        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 100 * MHZ);
+        /* The top is the highest point the range allows (the kernel's policy->max): a busy
+         * sample at 400 MHz with a 400 MHz ceiling is not a jump from below. */
+        init_with(&g, &df_governor_ondemand, 400 * MHZ);
+        set(&g, "sampling_down_factor", 3);
+        in = sample(100, 400 * MHZ);
+        in.max = 400 * MHZ;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), DF_FREQ_MAX);
+        ck_assert_uint_eq(g.state.ondemand.rate_mult, 1);
+        in.current = 200 * MHZ;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), DF_FREQ_MAX);
+        ck_assert_uint_eq(g.state.ondemand.rate_mult, 3);
 
-        /* The top is the highest point the range allows (the kernel's policy->max). */
-        in = sample_on(od_points, ELEMENTSOF(od_points), 0, 100, 500 * MHZ);
-        in.max = 500 * MHZ;
-        ck_assert_uint_eq(df_governor_get_target(&g, &in), 500 * MHZ);
-        ck_assert_uint_eq(df_governor_get_target(&g, &in), 500 * MHZ);
+        /* A restart forgets the stretch. */
+        df_governor_start(&g, 800 * MHZ);
+        ck_assert_uint_eq(g.state.ondemand.rate_mult, 1);
+        ck_assert_uint_eq(od4(&g, 0, 800 * MHZ), 100 * MHZ);
+        df_governor_done(&g);
+}
+END_TEST
+
+/* An event reusing the sample repeats the last decision and advances nothing. */
+START_TEST(test_ondemand_reevaluation) {
+        struct df_governor g;
+        struct df_governor_input in;
+
+        init_with(&g, &df_governor_ondemand, 100 * MHZ);
+        set(&g, "sampling_down_factor", 2);
+        in = sample(100, 100 * MHZ);
+        in.fresh = false;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 100 * MHZ); /* nothing decided yet */
+        in.fresh = true;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), DF_FREQ_MAX);
+        in.fresh = false;
+        in.current = 800 * MHZ;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), DF_FREQ_MAX);
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), DF_FREQ_MAX);
+        ck_assert_uint_eq(g.state.ondemand.polls, 0);
+        ck_assert_uint_eq(od4(&g, 0, 800 * MHZ), 800 * MHZ);
+        in.busy = 0;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), DF_FREQ_MAX);
+        ck_assert_uint_eq(g.state.ondemand.polls, 1);
+        ck_assert_uint_eq(od4(&g, 0, 800 * MHZ), 100 * MHZ);
+        df_governor_done(&g);
+}
+END_TEST
+
+/* A sample of busy/100 lasting `duration` of a 100 ms polling interval, on points4. */
+static struct df_governor_input timed(uint64_t busy, uint64_t duration, uint64_t current) {
+        struct df_governor_input in = sample(busy, current);
+        in.duration_usec = duration;
+        in.interval_usec = 100000;
+        return in;
+}
+
+static uint64_t od_timed(struct df_governor *g, uint64_t busy, uint64_t duration, uint64_t current) {
+        struct df_governor_input in = timed(busy, duration, current);
+        return df_governor_get_target(g, &in);
+}
+
+/* kernel: cpufreq_governor.c dbs_update()'s long-idle rule. */
+START_TEST(test_ondemand_long_idle) {
+        struct df_governor g;
+
+        /* 50 %: 450 MHz, nearest 400 MHz. Then idle for 1 s, ten periods: 50 % once more. */
+        init_with(&g, &df_governor_ondemand, 100 * MHZ);
+        ck_assert_uint_eq(od_timed(&g, 50, 100000, 100 * MHZ), 400 * MHZ);
+        ck_assert_uint_eq(od_timed(&g, 0, 1000000, 400 * MHZ), 400 * MHZ);
+        ck_assert_uint_eq(g.state.ondemand.prev_load, 0);
+        ck_assert_uint_eq(od_timed(&g, 0, 1000000, 400 * MHZ), 100 * MHZ); /* cleared: 0 % */
+
+        /* Exactly twice the period is not long. */
+        init_with(&g, &df_governor_ondemand, 100 * MHZ);
+        ck_assert_uint_eq(od_timed(&g, 50, 100000, 100 * MHZ), 400 * MHZ);
+        ck_assert_uint_eq(od_timed(&g, 0, 200000, 400 * MHZ), 100 * MHZ);
+        /* The idle share counts, not the duration: 70 % idle of 300 ms is 210 ms. */
+        ck_assert_uint_eq(od_timed(&g, 50, 100000, 100 * MHZ), 400 * MHZ);
+        ck_assert_uint_eq(od_timed(&g, 30, 300000, 400 * MHZ), 400 * MHZ);
+        /* Unknown duration or interval: never long. */
+        ck_assert_uint_eq(od_timed(&g, 50, 0, 400 * MHZ), 400 * MHZ);
+        struct df_governor_input in = timed(0, 1000000, 400 * MHZ);
+        in.interval_usec = 0;
         ck_assert_uint_eq(df_governor_get_target(&g, &in), 100 * MHZ);
 
-        /* A restart forgets the count. */
-        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 1100 * MHZ);
-        df_governor_start(&g, 1100 * MHZ);
-        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 1100 * MHZ);
-        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 1100 * MHZ);
-        ck_assert_uint_eq(od(&g, 0, 100, 1100 * MHZ), 100 * MHZ);
+        /* The period is stretched by rate_mult: two polls of 150 ms, 300 ms idle, are not more
+         * than 2 x 200 ms; two of 250 ms are, and the 100 % before the jump is used again. */
+        init_with(&g, &df_governor_ondemand, 100 * MHZ);
+        set(&g, "sampling_down_factor", 2);
+        ck_assert_uint_eq(od_timed(&g, 100, 100000, 100 * MHZ), DF_FREQ_MAX);
+        ck_assert_uint_eq(od_timed(&g, 0, 150000, 800 * MHZ), 800 * MHZ);
+        ck_assert_uint_eq(od_timed(&g, 0, 150000, 800 * MHZ), 100 * MHZ);
+        ck_assert_uint_eq(od_timed(&g, 100, 100000, 100 * MHZ), DF_FREQ_MAX);
+        ck_assert_uint_eq(od_timed(&g, 0, 250000, 800 * MHZ), 800 * MHZ);
+        ck_assert_uint_eq(od_timed(&g, 0, 250000, 800 * MHZ), DF_FREQ_MAX);
+        ck_assert_uint_eq(g.state.ondemand.rate_mult, 2); /* busy at the top: unchanged */
+        ck_assert_uint_eq(g.state.ondemand.prev_load, 0);
         df_governor_done(&g);
+}
+END_TEST
+
+START_TEST(test_dbs_update) {
+        struct df_dbs_sample s = { .busy = 25, .total = 100, .duration_usec = 1000000 };
+        uint32_t prev = 0;
+        uint64_t periods;
+
+        /* 750 ms idle: 7 whole periods of 100 ms; prev_load 0, so the load is computed. */
+        ck_assert_uint_eq(df_dbs_update(&prev, &s, 100000, &periods), 25);
+        ck_assert_uint_eq(periods, 7);
+        ck_assert_uint_eq(prev, 25);
+        ck_assert_uint_eq(df_dbs_update(&prev, &s, 100000, &periods), 25); /* used once */
+        ck_assert_uint_eq(prev, 0);
+        ck_assert_uint_eq(df_dbs_update(&prev, &s, 375000, &periods), 25); /* 750 = 2 x 375 */
+        ck_assert_uint_eq(periods, DF_DBS_NO_IDLE_PERIODS);
+        ck_assert_uint_eq(df_dbs_update(&prev, &s, 0, &periods), 25);
+        ck_assert_uint_eq(periods, DF_DBS_NO_IDLE_PERIODS);
+
+        /* No time elapsed: the previous load, kept. */
+        s = (struct df_dbs_sample){ .busy = 3, .total = 0, .duration_usec = 1000000 };
+        ck_assert_uint_eq(df_dbs_update(&prev, &s, 100000, &periods), 25);
+        ck_assert_uint_eq(prev, 25);
+        ck_assert_uint_eq(periods, DF_DBS_NO_IDLE_PERIODS);
+        /* Busy above total: 100 %, no idle. */
+        s = (struct df_dbs_sample){ .busy = 7, .total = 5, .duration_usec = 1000000 };
+        ck_assert_uint_eq(df_dbs_update(&prev, &s, 100000, NULL), 100);
+
+        /* Sums saturate. */
+        struct df_dbs_sample a = { UINT64_MAX - 1, 5, 7 }, b = { 5, 6, UINT64_MAX };
+        df_dbs_sample_add(&a, &b);
+        ck_assert_uint_eq(a.busy, UINT64_MAX);
+        ck_assert_uint_eq(a.total, 11);
+        ck_assert_uint_eq(a.duration_usec, UINT64_MAX);
 }
 END_TEST
 
@@ -467,8 +602,10 @@ START_TEST(test_conservative_step_up) {
         ck_assert_uint_eq(g.state.conservative.requested, 800 * MHZ);
         ck_assert_uint_eq(cs(&g, 100, 800 * MHZ), 800 * MHZ); /* at the ceiling: stays */
         ck_assert_uint_eq(g.state.conservative.requested, 800 * MHZ);
-        /* The frequency in force moved behind the governor's back: the ceiling's point again. */
-        ck_assert_uint_eq(cs(&g, 100, 400 * MHZ), 800 * MHZ);
+        /* The frequency in force moved behind the governor's back: the kernel returns early
+         * (requested is the maximum already), so it stays where it was put. */
+        ck_assert_uint_eq(cs(&g, 100, 400 * MHZ), 400 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 800 * MHZ);
         df_governor_done(&g);
 }
 END_TEST
@@ -481,11 +618,19 @@ START_TEST(test_conservative_step_down) {
         ck_assert_uint_eq(cs(&g, 19, 800 * MHZ), 800 * MHZ); /* 560 MHz: lowest point above */
         ck_assert_uint_eq(g.state.conservative.requested, 560 * MHZ);
         ck_assert_uint_eq(cs(&g, 19, 800 * MHZ), 400 * MHZ); /* 320 MHz */
-        ck_assert_uint_eq(cs(&g, 19, 400 * MHZ), 100 * MHZ); /* 80 MHz floored at 100 */
+        /* 80 MHz, kept below the minimum as the kernel does; the target is clamped to 100. */
+        ck_assert_uint_eq(cs(&g, 19, 400 * MHZ), 100 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 80 * MHZ);
+        /* Out of range: back to the frequency in force, which is the floor: stays. */
+        ck_assert_uint_eq(cs(&g, 0, 100 * MHZ), 100 * MHZ);
         ck_assert_uint_eq(g.state.conservative.requested, 100 * MHZ);
-        ck_assert_uint_eq(cs(&g, 0, 100 * MHZ), 100 * MHZ); /* at the floor: stays */
+        /* At the floor already: the kernel returns early, whatever is in force. */
+        ck_assert_uint_eq(cs(&g, 0, 400 * MHZ), 400 * MHZ);
         ck_assert_uint_eq(g.state.conservative.requested, 100 * MHZ);
-        ck_assert_uint_eq(cs(&g, 0, 400 * MHZ), 100 * MHZ);
+        /* Just above the floor and no farther than a step above 0: the floor itself. */
+        g.state.conservative.requested = 200 * MHZ;
+        ck_assert_uint_eq(cs(&g, 0, 200 * MHZ), 100 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 100 * MHZ);
         df_governor_done(&g);
 }
 END_TEST
@@ -547,12 +692,13 @@ START_TEST(test_conservative_range_reset) {
         struct df_governor g;
         struct df_governor_input in;
 
-        /* requested 800 MHz above a new ceiling of 400 MHz: restart from 400 MHz, 360 -> 400 MHz. */
+        /* requested 800 MHz above a new ceiling of 400 MHz: restart from 400 MHz, less 5 % of
+         * the new ceiling, 380 -> 400 MHz. */
         init_with(&g, &df_governor_conservative, 800 * MHZ);
         in = sample(0, 400 * MHZ);
         in.max = 400 * MHZ;
         ck_assert_uint_eq(df_governor_get_target(&g, &in), 400 * MHZ);
-        ck_assert_uint_eq(g.state.conservative.requested, 360 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 380 * MHZ);
 
         /* requested 100 MHz below a new floor of 400 MHz: restart from 400 MHz, 440 -> 400 MHz. */
         init_with(&g, &df_governor_conservative, 100 * MHZ);
@@ -582,22 +728,113 @@ START_TEST(test_conservative_min_step) {
         struct df_governor g;
         struct df_governor_input in;
 
-        /* 1 % of 99 Hz rounds to 0: the kernel's 5 kHz instead (the range is left wide to see it). */
+        /* 1 % of 99 Hz rounds to 0: the kernel's 5 kHz instead (get_freq_step()). */
         init_with(&g, &df_governor_conservative, 10);
         set(&g, "freq_step", 1);
         in = sample_on(tiny, ELEMENTSOF(tiny), 100, 100, 10);
-        in.max = 1000000;
         ck_assert_uint_eq(df_governor_get_target(&g, &in), 99);
-        ck_assert_uint_eq(g.state.conservative.requested, 5010);
+        ck_assert_uint_eq(g.state.conservative.requested, 99); /* capped at the maximum */
         in.busy = 0;
+        in.current = 99;
         ck_assert_uint_eq(df_governor_get_target(&g, &in), 10);
-        ck_assert_uint_eq(g.state.conservative.requested, 10);
+        ck_assert_uint_eq(g.state.conservative.requested, 10); /* not above a step: the floor */
 
-        /* 2 % of 99 Hz is 1 Hz: no substitute. */
+        /* 2 % of a 99 Hz maximum is 1 Hz: no substitute. */
         set(&g, "freq_step", 2);
         in.busy = 100;
+        in.current = 10;
         ck_assert_uint_eq(df_governor_get_target(&g, &in), 10);
         ck_assert_uint_eq(g.state.conservative.requested, 11);
+        df_governor_done(&g);
+}
+END_TEST
+
+static const uint64_t points10[] = { 100 * MHZ, 200 * MHZ, 300 * MHZ, 400 * MHZ, 500 * MHZ,
+                                     600 * MHZ, 700 * MHZ, 800 * MHZ, 900 * MHZ, 1000 * MHZ };
+
+/* kernel: cpufreq_conservative.c get_freq_step(): freq_step % of policy->max, the effective one. */
+START_TEST(test_conservative_step_of_effective_max) {
+        static const uint64_t expect[] = { 100 * MHZ, 100 * MHZ, 100 * MHZ, 200 * MHZ };
+        struct df_governor g;
+        uint64_t current = 100 * MHZ;
+
+        /* Points 100-1000 MHz, a 500 MHz ceiling: 25 MHz steps, not 50. */
+        init_with(&g, &df_governor_conservative, current);
+        for (size_t i = 0; i < ELEMENTSOF(expect); i++) {
+                struct df_governor_input in = sample_on(points10, ELEMENTSOF(points10), 100, 100, current);
+                in.max = 500 * MHZ;
+                current = df_governor_get_target(&g, &in);
+                ck_assert_uint_eq(current, expect[i]);
+                ck_assert_uint_eq(g.state.conservative.requested, (125 + 25 * i) * MHZ);
+        }
+        df_governor_done(&g);
+}
+END_TEST
+
+/* kernel: cs_dbs_update()'s early returns at the top and the bottom of the range. */
+START_TEST(test_conservative_early_returns) {
+        struct df_governor g;
+        struct df_governor_input in;
+
+        init_with(&g, &df_governor_conservative, 1000 * MHZ);
+        in = sample_on(points10, ELEMENTSOF(points10), 100, 100, 1000 * MHZ);
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 1000 * MHZ);
+        in.current = 500 * MHZ; /* forced behind the governor's back */
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 500 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 1000 * MHZ);
+
+        init_with(&g, &df_governor_conservative, 100 * MHZ);
+        in = sample_on(points10, ELEMENTSOF(points10), 0, 100, 100 * MHZ);
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 100 * MHZ);
+        in.current = 300 * MHZ;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 300 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 100 * MHZ);
+        df_governor_done(&g);
+}
+END_TEST
+
+static uint64_t cs_timed(struct df_governor *g, uint64_t busy, uint64_t duration, uint64_t current) {
+        struct df_governor_input in = sample_on(points10, ELEMENTSOF(points10), busy, 100, current);
+        in.duration_usec = duration;
+        in.interval_usec = 100000;
+        return df_governor_get_target(g, &in);
+}
+
+/* kernel: dbs_update()'s idle_periods, which cs_dbs_update() takes one step off each. */
+START_TEST(test_conservative_idle_periods) {
+        struct df_governor g;
+
+        init_with(&g, &df_governor_conservative, 800 * MHZ);
+        set(&g, "freq_step", 10); /* 100 MHz */
+        ck_assert_uint_eq(cs_timed(&g, 90, 100000, 800 * MHZ), 900 * MHZ);
+        /* 900 ms idle: nine periods down to the floor, and 90 % again (long idle): one up. */
+        ck_assert_uint_eq(cs_timed(&g, 10, 1000000, 900 * MHZ), 200 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 200 * MHZ);
+        /* 500 ms idle in the dead band: no target, so the lowered request is dropped. */
+        ck_assert_uint_eq(cs_timed(&g, 50, 1000000, 200 * MHZ), 200 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 200 * MHZ);
+        ck_assert_uint_eq(cs_timed(&g, 0, 100000, 200 * MHZ), 100 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 100 * MHZ);
+        df_governor_done(&g);
+}
+END_TEST
+
+/* An event reusing the sample repeats the last decision and steps no further. */
+START_TEST(test_conservative_reevaluation) {
+        struct df_governor g;
+        struct df_governor_input in;
+
+        init_with(&g, &df_governor_conservative, 400 * MHZ);
+        set(&g, "freq_step", 50);
+        in = sample(100, 400 * MHZ);
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 800 * MHZ);
+        in.fresh = false;
+        in.current = 800 * MHZ;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 800 * MHZ);
+        in.busy = 0;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 800 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 800 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.down_skip, 0);
         df_governor_done(&g);
 }
 END_TEST
@@ -629,13 +866,13 @@ START_TEST(test_conservative_relations) {
         in = sample(0, 800 * MHZ);
         in.max = 1000 * MHZ;
         g.state.conservative.requested = 1000 * MHZ;
-        ck_assert_uint_eq(df_governor_get_target(&g, &in), 800 * MHZ); /* 960 MHz: highest below */
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 800 * MHZ); /* 950 MHz (5 % of 1000): highest below */
 
         /* Without a sample, the frequency in force and no state change. */
         in = sample(100, 400 * MHZ);
         in.has_sample = false;
         ck_assert_uint_eq(df_governor_get_target(&g, &in), 400 * MHZ);
-        ck_assert_uint_eq(g.state.conservative.requested, 960 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 950 * MHZ);
         df_governor_done(&g);
 }
 END_TEST
@@ -792,6 +1029,9 @@ static Suite *suite(void) {
         add(s, "ondemand_proportional", test_ondemand_proportional);
         add(s, "ondemand_zero_total", test_ondemand_zero_total);
         add(s, "ondemand_sampling_down_factor", test_ondemand_sampling_down_factor);
+        add(s, "ondemand_reevaluation", test_ondemand_reevaluation);
+        add(s, "ondemand_long_idle", test_ondemand_long_idle);
+        add(s, "dbs_update", test_dbs_update);
         add(s, "conservative_step_up", test_conservative_step_up);
         add(s, "conservative_step_down", test_conservative_step_down);
         add(s, "conservative_down_skip", test_conservative_down_skip);
@@ -801,6 +1041,10 @@ static Suite *suite(void) {
         add(s, "conservative_min_step", test_conservative_min_step);
         add(s, "conservative_relations", test_conservative_relations);
         add(s, "conservative_zero_total", test_conservative_zero_total);
+        add(s, "conservative_step_of_effective_max", test_conservative_step_of_effective_max);
+        add(s, "conservative_early_returns", test_conservative_early_returns);
+        add(s, "conservative_idle_periods", test_conservative_idle_periods);
+        add(s, "conservative_reevaluation", test_conservative_reevaluation);
         add(s, "passive_index", test_passive_index);
         add(s, "passive_clip", test_passive_clip);
         add(s, "passive_off_table", test_passive_off_table);

@@ -44,8 +44,9 @@ struct sample {
 
 static struct sample take(struct fixture *f) {
         struct sample x = { .busy = 777, .total = 777 };
+        uint64_t duration;
 
-        x.r = df_load_source_sample(f->s, &x.busy, &x.total);
+        x.r = df_load_source_sample(f->s, 0, &x.busy, &x.total, &duration);
         if (x.r != 1)
                 ck_assert_msg(x.busy == 777 && x.total == 777, "out-parameters written on %d", x.r);
         return x;
@@ -396,6 +397,40 @@ START_TEST(test_counters) {
 }
 END_TEST
 
+/* A sample's duration is the time since the reading before it, dropped readings included. */
+START_TEST(test_duration) {
+        struct fixture *f = fixture_new();
+        uint64_t busy, total, duration = 777;
+
+        df_test_put(f->root, "sys/devices/platform/gpu/busy", "100 1000\n");
+        ck_assert_int_eq(
+                df_load_source_open(&f->r, DF_LOAD_COUNTERS, "/sys/devices/platform/gpu/busy", NULL, 0, &f->s),
+                0);
+        ck_assert_int_eq(df_load_source_sample(f->s, 5000000, &busy, &total, &duration), 0);
+        ck_assert_uint_eq(duration, 777);
+        df_test_put(f->root, "sys/devices/platform/gpu/busy", "150 1100\n");
+        ck_assert_int_eq(df_load_source_sample(f->s, 5100000, &busy, &total, &duration), 1);
+        ck_assert_uint_eq(duration, 100000);
+        ck_assert_int_eq(df_load_source_sample(f->s, 5300000, &busy, &total, &duration), 0); /* zero total */
+        df_test_put(f->root, "sys/devices/platform/gpu/busy", "160 1200\n");
+        ck_assert_int_eq(df_load_source_sample(f->s, 6300000, &busy, &total, &duration), 1);
+        ck_assert_uint_eq(duration, 1000000);
+        fixture_free(f);
+
+        /* A percentage's first reading has no reading before it: unknown. */
+        f = fixture_new();
+        df_test_put(f->root, "sys/devices/platform/gpu/load", "40\n");
+        ck_assert_int_eq(
+                df_load_source_open(&f->r, DF_LOAD_PERCENT, "/sys/devices/platform/gpu/load", NULL, 0, &f->s),
+                0);
+        ck_assert_int_eq(df_load_source_sample(f->s, 5000000, &busy, &total, &duration), 1);
+        ck_assert_uint_eq(duration, 0);
+        ck_assert_int_eq(df_load_source_sample(f->s, 5250000, &busy, &total, &duration), 1);
+        ck_assert_uint_eq(duration, 250000);
+        fixture_free(f);
+}
+END_TEST
+
 START_TEST(test_percent) {
         static const struct {
                 const char *text;
@@ -486,6 +521,7 @@ static Suite *suite(void) {
 
         tc = tcase_create("counters");
         tcase_add_test(tc, test_counters);
+        tcase_add_test(tc, test_duration);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("percent");
