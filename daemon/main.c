@@ -12,6 +12,7 @@
 #include <systemd/sd-event.h>
 
 #include "bus.h"
+#include "hotplug.h"
 #include "logging.h"
 #include "macro.h"
 #include "manager.h"
@@ -30,6 +31,7 @@ struct context {
         sd_event *event;
         struct manager *manager;
         struct bus *bus;
+        sd_device_monitor *hotplug;
 };
 
 static void help(void) {
@@ -177,6 +179,28 @@ static void on_bus_lost(struct bus *b, void *userdata) {
         (void) sd_event_exit(ctx->event, EXIT_FAILURE);
 }
 
+/* The event loop with the signals it handles (blocked first) and the watchdog. */
+static int setup_event(struct context *ctx) {
+        sigset_t mask;
+        int r;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return log_error_errno(errno, "Cannot block signals: %m");
+        r = sd_event_default(&ctx->event);
+        if (r < 0)
+                return log_error_errno(r, "Cannot create the event loop: %m");
+        if ((r = sd_event_add_signal(ctx->event, NULL, SIGTERM, on_exit_signal, ctx)) < 0 ||
+            (r = sd_event_add_signal(ctx->event, NULL, SIGINT, on_exit_signal, ctx)) < 0 ||
+            (r = sd_event_add_signal(ctx->event, NULL, SIGHUP, on_sighup, ctx)) < 0)
+                return log_error_errno(r, "Cannot watch signals: %m");
+        (void) sd_event_set_watchdog(ctx->event, true);
+        return 0;
+}
+
 static int run(int argc, char *argv[]) {
         struct args a = {
                 .o = {
@@ -189,7 +213,6 @@ static int run(int argc, char *argv[]) {
                 .bus = "system",
         };
         struct context ctx = {};
-        sigset_t mask;
         int r, code;
 
         r = parse_args(argc, argv, &a);
@@ -201,24 +224,11 @@ static int run(int argc, char *argv[]) {
                 return manager_restore_originals_file(&a.o) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 
         raise_nofile();
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGTERM);
-        sigaddset(&mask, SIGINT);
-        sigaddset(&mask, SIGHUP);
-        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-                return log_error_errno(errno, "Cannot block signals: %m"), EXIT_FAILURE;
-
-        r = sd_event_default(&ctx.event);
-        if (r < 0)
-                return log_error_errno(r, "Cannot create the event loop: %m"), EXIT_FAILURE;
-        if ((r = sd_event_add_signal(ctx.event, NULL, SIGTERM, on_exit_signal, &ctx)) < 0 ||
-            (r = sd_event_add_signal(ctx.event, NULL, SIGINT, on_exit_signal, &ctx)) < 0 ||
-            (r = sd_event_add_signal(ctx.event, NULL, SIGHUP, on_sighup, &ctx)) < 0) {
-                log_error_errno(r, "Cannot watch signals: %m");
+        r = setup_event(&ctx);
+        if (r < 0) {
                 code = EXIT_FAILURE;
                 goto finish;
         }
-        (void) sd_event_set_watchdog(ctx.event, true);
 
         r = manager_new(ctx.event, &a.o, &ctx.manager);
         if (r < 0) {
@@ -236,6 +246,8 @@ static int run(int argc, char *argv[]) {
                 goto finish;
         }
 
+        (void) hotplug_start(ctx.event, ctx.manager, &ctx.hotplug);
+
         notify_status(&ctx, "READY=1\n");
         log_info("devfreqd %s running%s", PACKAGE_VERSION, a.o.dry_run ? " (dry run: writing nothing)" : "");
         r = sd_event_loop(ctx.event);
@@ -243,6 +255,7 @@ static int run(int argc, char *argv[]) {
         (void) sd_notify(false, "STOPPING=1\nSTATUS=Restoring original settings");
 
 finish:
+        sd_device_monitor_unref(ctx.hotplug);
         if (ctx.manager)
                 (void) manager_restore_all(ctx.manager);
         bus_free(ctx.bus);

@@ -33,12 +33,7 @@ static const char *node_error_text(int r) {
         }
 }
 
-/*
- * One device from its section (cd; NULL when autodiscovered) and its node, nothing written:
- * 1 and the device; 0 for an autodiscovered node that cannot be opened (skipped with a warning);
- * -EINVAL with `errors` filled; -ENOMEM.
- */
-static int build_one(
+int build_device(
         struct manager *m, const struct df_config *c, const struct df_config_device *cd, const char *path,
         const char *name, struct manager_device **ret, struct df_config_errors *errors) {
         struct manager_device *d;
@@ -52,6 +47,12 @@ static int build_one(
         }
         d->manager = m;
         r = df_node_open(&m->root, path, &d->node);
+        if (r == -ENOENT && cd) {
+                /* A driver may bind later: the device attaches when its node appears. */
+                log_notice("%s: %s does not exist (yet); waiting for it to appear", name, path);
+                device_free(d);
+                return 0;
+        }
         if (r < 0) {
                 if (cd)
                         df_config_errors_add(errors, &cd->path_loc, "path: %s %s", path, node_error_text(r));
@@ -142,7 +143,7 @@ static int discover(struct manager *m, const struct df_config *c, struct manager
                 /* An autodiscovered node that cannot be managed is skipped with a warning, never an
                  * error: nobody asked for it. */
                 struct df_config_errors skipped = {};
-                r = build_one(m, c, NULL, paths[i], name, &d, &skipped);
+                r = build_device(m, c, NULL, paths[i], name, &d, &skipped);
                 for (size_t k = 0; k < skipped.n; k++)
                         log_warning(
                                 "%s: not managing autodiscovered %s: %s", name, paths[i], skipped.messages[k]);
@@ -171,7 +172,7 @@ int build_devices(
                 const struct df_config_device *cd = &c->devices[i];
                 struct manager_device *d = NULL, *same;
 
-                r = build_one(m, c, cd, cd->path, cd->name, &d, errors);
+                r = build_device(m, c, cd, cd->path, cd->name, &d, errors);
                 if (r == -ENOMEM)
                         goto fail;
                 if (r <= 0)

@@ -275,7 +275,7 @@ void device_evaluate(struct manager_device *d, bool full_publish) {
         int r;
 
         d->pending = false;
-        if (d->vanished)
+        if (d->vanished || d->offline)
                 return;
         if (!d->prepared && device_prepare(d) < 0) {
                 device_publish(d, full_publish);
@@ -308,7 +308,7 @@ void device_poll(struct manager_device *d) {
         uint64_t busy, total, duration;
         int r;
 
-        if (d->vanished || !d->load)
+        if (d->vanished || d->offline || !d->load)
                 return;
         r = df_load_source_sample(d->load, now_usec(), &busy, &total, &duration);
         if (r < 0) {
@@ -330,6 +330,10 @@ void device_poll(struct manager_device *d) {
                 return;
         }
         d->dropping = false;
+        if (d->skip_sample) {
+                d->skip_sample = false; /* it spans a sleep: the next one is the first to count */
+                return;
+        }
         df_device_set_timed_sample(d->dev, busy, total, duration, d->spec->polling_usec);
         device_evaluate(d, false);
 }

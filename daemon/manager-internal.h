@@ -24,6 +24,15 @@ int build_devices(
         struct manager *m, const struct df_config *c, struct manager_device ***ret, size_t *ret_n,
         struct df_config_errors *errors);
 void free_devices(struct manager_device **v, size_t n);
+/*
+ * One device from its section (cd; NULL when autodiscovered) and its node, nothing written: 1 and
+ * the device; 0 for a node that is absent (a configured one is waited for, said in the log) or an
+ * autodiscovered one that cannot be opened (skipped with a warning); -EINVAL with `errors` filled;
+ * -ENOMEM.
+ */
+int build_device(
+        struct manager *m, const struct df_config *c, const struct df_config_device *cd, const char *path,
+        const char *name, struct manager_device **ret, struct df_config_errors *errors);
 
 /* manager-offline.c */
 int restore_entry(const struct df_root *root, const struct originals_entry *e, bool dry_run);
@@ -31,6 +40,11 @@ int restore_entry(const struct df_root *root, const struct originals_entry *e, b
 bool restore_entry_done(int r);
 
 /* manager.c */
+void link_passive(struct manager *m);
+/* The originals of nodes about to be attached, saved with one write. */
+void record_originals(struct manager *m, struct manager_device **v, size_t n);
+/* Phase two of attaching, parents before children. */
+void activate_all(struct manager *m, struct manager_device **fresh, size_t n_fresh);
 void manager_regroup(struct manager *m);
 void manager_detach_vanished(struct manager *m);
 void manager_detach_vanished_later(struct manager *m);

@@ -187,7 +187,7 @@ void manager_regroup(struct manager *m) {
 /* --- attaching, detaching ----------------------------------------------------------------- */
 
 /* Parents before children, and the children lists, over the final device list. */
-static void link_passive(struct manager *m) {
+void link_passive(struct manager *m) {
         for (size_t i = 0; i < m->n_devices; i++) {
                 free(m->devices[i]->children);
                 m->devices[i]->children = NULL;
@@ -215,7 +215,7 @@ static void link_passive(struct manager *m) {
 
 /* The originals of every node about to be attached, saved with one write (and one fsync), so
  * attaching a thousand devices does not rewrite the file a thousand times. */
-static void record_originals(struct manager *m, struct manager_device **v, size_t n) {
+void record_originals(struct manager *m, struct manager_device **v, size_t n) {
         size_t before = m->originals->n, added = 0;
 
         if (m->dry_run)
@@ -239,7 +239,7 @@ static void record_originals(struct manager *m, struct manager_device **v, size_
                 originals_truncate(m->originals, before);
 }
 
-static void activate_all(struct manager *m, struct manager_device **fresh, size_t n_fresh) {
+void activate_all(struct manager *m, struct manager_device **fresh, size_t n_fresh) {
         bool *done = calloc(n_fresh, sizeof(bool));
         size_t left = n_fresh;
 

@@ -105,10 +105,12 @@ struct manager_device {
         struct manager_device **children;
         size_t n_children;
 
-        bool pending;  /* an event asked for a re-evaluation */
-        bool prepared; /* df_node_prepare() succeeded for the current mode */
-        bool vanished; /* its directory is gone: detach at the next safe point */
-        bool dropping; /* the load source gives no complete samples (logged once) */
+        bool pending;     /* an event asked for a re-evaluation */
+        bool offline;     /* a cpufreq policy whose CPUs are all offline: left alone */
+        bool skip_sample; /* the next load sample spans a sleep: taken, not used */
+        bool prepared;    /* df_node_prepare() succeeded for the current mode */
+        bool vanished;    /* its directory is gone: detach at the next safe point */
+        bool dropping;    /* the load source gives no complete samples (logged once) */
 
         char last_error[256]; /* LastError */
         unsigned error_serial;
@@ -154,6 +156,17 @@ int manager_start(struct manager *m);
  * "file:line: what" (caller frees). QoS requests stay on devices that remain.
  */
 int manager_reload(struct manager *m, char **ret_error);
+
+/* Hotplug (daemon/hotplug.c calls these). A node that appeared at `path` (inside the root) attaches
+ * with its section or, with autodiscover, under its own name: 1 attached, 0 not (absent, ignored,
+ * attached already). */
+int manager_attach_path(struct manager *m, const char *path);
+/* The node at `path` went away: its device is detached when its directory is gone. */
+void manager_detach_path(struct manager *m, const char *path);
+/* A CPU came, went, came online or went offline: attach, detach, or wait for policies. */
+void manager_rescan_policies(struct manager *m);
+/* Back from a sleep: write again what a driver or the firmware reset. */
+void manager_resume(struct manager *m);
 
 /* Write back every device's originals (exit, bus loss); devices stay attached but undriven. */
 int manager_restore_all(struct manager *m);

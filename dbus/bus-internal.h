@@ -207,6 +207,9 @@ int polkit_watch_start(struct bus *b);
 void auth_checks_cancel_client(struct bus *b, const char *name);
 void auth_checks_free_all(struct bus *b);
 
+/* dbus/logind.c */
+int logind_watch_start(struct bus *b);
+
 /* dbus/bus.c */
 /*
  * PropertiesChanged on `path`: the values of the `n` properties (entries of the object's vtable,

@@ -256,6 +256,9 @@ static int bus_serve(struct bus *b, bool watch_polkit) {
                 r = polkit_watch_start(b);
                 if (r < 0)
                         return log_error_errno(r, "Failed to watch for polkit: %m");
+                r = logind_watch_start(b);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to watch for suspend and resume: %m");
         }
         if (!sd_bus_get_event(b->bus)) {
                 r = sd_bus_attach_event(b->bus, b->event, SD_EVENT_PRIORITY_NORMAL);

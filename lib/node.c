@@ -272,6 +272,17 @@ bool df_node_exists(const struct df_node *n) {
         return true;
 }
 
+bool df_node_online(const struct df_node *n) {
+        _cleanup_free_ char *text = NULL;
+
+        if (n->kind != DF_KIND_CPUFREQ)
+                return true;
+        /* A policy whose CPUs are all offline lists none in affected_cpus. */
+        if (node_read_text(n->dirfd, "affected_cpus", &text) < 0)
+                return true;
+        return text[strspn(text, " \t\n")] != '\0';
+}
+
 /* --- discovery ------------------------------------------------------------------------------ */
 
 static void closedirp(DIR **d) {

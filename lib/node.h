@@ -101,6 +101,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct df_node *, df_node_free);
 /* Whether the node's directory still exists (a removed device is detached). */
 bool df_node_exists(const struct df_node *n);
 
+/* Whether some CPU of a cpufreq policy is online (its affected_cpus lists one); devfreq: true. */
+bool df_node_online(const struct df_node *n);
+
 /*
  * Every devfreq node (/sys/class/devfreq/NAME, as class paths) and cpufreq policy
  * (/sys/devices/system/cpu/cpufreq/policyN) of the root, sorted. Caller frees each and the array.

@@ -14,6 +14,9 @@ layers=/run/devfreqd-system-test
 
 mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /run
 mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /tmp
+# udev's sign that it runs, for libsystemd's device monitor (devfreqd's hotplug).
+mkdir -p /run/udev
+: >/run/udev/control
 mkdir -p "$layers"
 
 # overlay DIR LOWER...: DIR becomes LOWER... over DIR itself, writable, the changes kept in /run.

@@ -10,7 +10,7 @@ PYTHON3=/usr/bin/python3
 source "$(dirname "$0")/lib.sh"
 
 # The highest exposure level systemd-analyze security may give the installed unit.
-max_exposure=1.0
+max_exposure=1.2
 
 name=org.devfreqd.Devfreq1
 manager_path=/org/devfreqd/Devfreq1
@@ -262,6 +262,18 @@ check "log level: systemctl service-log-level devfreqd debug succeeds" sctl serv
 is "log level: systemctl service-log-level reads debug back" "$(sctl service-log-level devfreqd 2>&1)" debug
 sctl service-log-level devfreqd info
 is "log level: and info again" "$(sctl service-log-level devfreqd 2>&1)" info
+
+# --- hotplug under the unit's sandbox: netlink allowed, the host's network namespace -------------
+
+monitor_runs() { ! journal -u devfreqd | grep -q 'running without hotplug'; }
+check "hotplug: the device monitor runs under the unit's sandbox" monitor_runs
+out=$(inside sh -c 'cp -a /sys/devices/platform/dmc /sys/devices/platform/dmc2 &&
+        mv /sys/devices/platform/dmc2/devfreq/dmc /sys/devices/platform/dmc2/devfreq/dmc2 &&
+        ln -s ../../devices/platform/dmc2/devfreq/dmc2 /sys/class/devfreq/dmc2' 2>&1) || diag "making dmc2: $out"
+nsenter -t "$init_pid" -n "$PYTHON3" "$top_srcdir/tests/fixtures/uevent-send.py" add devfreq \
+        /devices/platform/dmc2/devfreq/dmc2
+dmc2_on_bus() { bus call org.devfreqd.Devfreq1 /org/devfreqd/Devfreq1 org.devfreqd.Devfreq1.Manager GetDevice s dmc2 >/dev/null 2>&1; }
+check "hotplug: a node that appears is attached (uevent in the unit's network namespace)" wait_until 10 dmc2_on_bus
 
 # --- the exposure level of the installed unit, as loaded by systemd --------------------------------
 

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# Devices that come and go, through the daemon's real sd_device_monitor: uevents in udev's netlink
+# format are sent inside a network namespace of the daemon's own (with /run/udev/control in its own
+# mount namespace, libsystemd's sign that udev runs), while the fake root grows or loses nodes.
+# Offline CPUs, and suspend/resume through python3-dbusmock's logind.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/bus-lib.sh"
+
+if ((EUID != 0)) || ! unshare --net --mount true 2>/dev/null; then
+        echo "1..0 # SKIP needs root and network and mount namespaces (unshare --net --mount)"
+        exit 0
+fi
+if ! "$PYTHON3" -c 'import dbusmock' 2>/dev/null; then
+        echo "1..0 # SKIP python3-dbusmock is not installed (tools/bootstrap installs it)"
+        exit 0
+fi
+
+sender=$top_srcdir/tests/fixtures/uevent-send.py
+make_root --gpus 1
+gpu0=/sys/devices/platform/gpu0/devfreq/gpu0
+# gpu0's driver is not bound yet: its node is kept aside, and made afresh each time it appears (a
+# driver creates a new node; the old one's directory is gone for good).
+mkdir -p "$tmp/away"
+mv "$root/sys/devices/platform/gpu0" "$tmp/away/gpu0"
+mv "$root/sys/class/devfreq/gpu0" "$tmp/away/gpu0.link"
+appear() { cp -a "$tmp/away/gpu0" "$root/sys/devices/platform/gpu0" && cp -a "$tmp/away/gpu0.link" "$root/sys/class/devfreq/gpu0"; }
+vanish() { rm -rf "$root/sys/devices/platform/gpu0" "$root/sys/class/devfreq/gpu0"; }
+
+cat >"$tmp/devfreqd.conf" <<EOF
+[daemon]
+autodiscover = no
+
+[device gpu0]
+path = /sys/class/devfreq/gpu0
+mode = govern
+governor = userspace
+initial-frequency = 400MHz
+
+$(gpu_userspace_section)
+initial-frequency = 600MHz
+
+$(cpu_userspace_section)
+initial-frequency = 1.6GHz
+
+$(dmc_clamp_section)
+EOF
+
+# The daemon in network and mount namespaces of its own; /run is a tmpfs there.
+cat >"$tmp/hotplug-ns.sh" <<'EOS'
+#!/bin/bash
+set -e
+mount -t tmpfs tmpfs /run
+mkdir /run/udev
+: >/run/udev/control
+exec "$@"
+EOS
+chmod +x "$tmp/hotplug-ns.sh"
+daemon_prefix=(unshare --net --mount --propagation private "$tmp/hotplug-ns.sh")
+# uevent ARGS...: uevent-send.py in the daemon's network namespace.
+uevent() { nsenter --net="/proc/$daemon_pid/ns/net" "$PYTHON3" "$sender" "$@"; }
+
+start_bus
+start_daemon
+contains "a configured device absent at start: start-up goes on, and the log says it waits" \
+        "$(cat "$daemon_log")" "gpu0: /sys/class/devfreq/gpu0 does not exist (yet); waiting for it to appear"
+on_bus() { [[ $(mcall GetDevice s "$1" 2>/dev/null) == "o \"$(dev_path "$1")\"" ]]; }
+not_on_bus() { ! on_bus "$1"; }
+check "... and it is not on the bus" not_on_bus gpu0
+
+# ================================================================ a node appears
+bctl --json=short monitor "$name" >"$tmp/monitor.json" 2>/dev/null &
+track $!
+appear
+uevent add devfreq /devices/platform/gpu0/devfreq/gpu0
+check "a devfreq node appears: attached and on the bus" wait_until $((5 * slow)) on_bus gpu0
+is "... driven as configured" "$(kread "$gpu0/governor") $(kread "$gpu0/userspace/set_freq")" "userspace 400000000"
+check "... its originals were saved first" grep -q "^$gpu0	simple_ondemand	" "$tmp/run/originals"
+like "... Devices lists it" "$(getv "$manager_path" "$manager_iface" Devices)" "gpu0"
+saw_added() { grep -q '"member":"InterfacesAdded".*gpu0' "$tmp/monitor.json"; }
+check "... InterfacesAdded was sent" wait_until 5 saw_added
+
+# kill -9 right after: the next start restores it from the originals file
+stop_daemon KILL
+log_at=$(wc -l <"$daemon_log")
+start_daemon
+contains "kill -9 after a hotplug: the next start restores the new node" \
+        "$(tail -n +$((log_at + 1)) "$daemon_log")" "$gpu0: original settings restored (left by an earlier run)"
+check "... and attaches it again" wait_until 5 on_bus gpu0
+
+# ================================================================ it goes, and comes back
+dcall gpu0 SetGovernor s performance
+client_start a
+req=$(client_cmd a add gpu0 min-frequency 300000000)
+like "a request on gpu0" "$req" '^ok '
+req=${req#ok }
+vanish
+uevent remove devfreq /devices/platform/gpu0/devfreq/gpu0
+check "the node goes: its object goes" wait_until $((5 * slow)) not_on_bus gpu0
+saw_removed() { grep -q '"member":"InterfacesRemoved".*request' "$tmp/monitor.json"; }
+check "... its request goes, with InterfacesRemoved" wait_until 5 saw_removed
+check "... its originals record is dropped" bash -c "! grep -q '^$gpu0	' '$tmp/run/originals'"
+client_stop a
+appear
+uevent add devfreq /devices/platform/gpu0/devfreq/gpu0
+check "it comes back: attached again" wait_until $((5 * slow)) on_bus gpu0
+is "... with the governor persisted for its name" "$(dget gpu0 Governor)" performance
+
+# ================================================================ unrelated and malformed uevents
+sum=$(tree_sum)
+devices=$(getv "$manager_path" "$manager_iface" Devices)
+uevent --unrelated 1000
+uevent --bad-header
+uevent --no-devpath devfreq
+uevent add devfreq "/devices/platform/../../../etc"
+ln -s / "$root/sys/devices/platform/escape"
+uevent add devfreq /devices/platform/escape/devfreq/x
+check "after 1000 unrelated and some malformed uevents the daemon serves" serving gpu
+is "... no device was attached" "$(getv "$manager_path" "$manager_iface" Devices)" "$devices"
+is "... and nothing was written" "$(tree_sum)" "$sum"
+contains "... a DEVPATH with .. is ignored with a debug line" "$(cat "$daemon_log")" \
+        "ignoring DEVPATH '/devices/platform/../../../etc'"
+
+# ================================================================ a CPU goes offline and comes back
+echo >"$root$policy0/affected_cpus"
+uevent offline cpu /devices/system/cpu/cpu0
+uevent offline cpu /devices/system/cpu/cpu1
+offline_logged() { grep -q "cpu: every CPU of the policy is offline" "$daemon_log"; }
+check "every CPU of a policy offline: the daemon leaves it alone" wait_until 5 offline_logged
+ino() { stat -c %i "$root$1"; }
+before=$(ino "$policy0/scaling_setspeed")
+dcall cpu SetFrequency t 1200000000
+is "... a new frequency is not written while it is offline" "$(ino "$policy0/scaling_setspeed")" "$before"
+kwrite "$policy0/scaling_governor" schedutil # the kernel set the policy up afresh
+echo "0 1" >"$root$policy0/affected_cpus"
+uevent online cpu /devices/system/cpu/cpu0
+back() { [[ $(kread "$policy0/scaling_governor") == userspace && $(kread "$policy0/scaling_setspeed") == 1200000 ]]; }
+check "a CPU online again: the policy is applied in full" wait_until 5 back
+
+# ================================================================ suspend and resume
+"$PYTHON3" -m dbusmock --system --template logind >>"$tmp/logind.log" 2>&1 &
+track $!
+logind_owned() { bctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s org.freedesktop.login1 | grep -q true; }
+check "logind appears after devfreqd started" wait_until $((10 * slow)) logind_owned
+sleep_signal() {
+        bctl call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.DBus.Mock EmitSignal \
+                sssav org.freedesktop.login1.Manager PrepareForSleep b 1 b "$1" >/dev/null
+}
+client_start b
+client_cmd b add dmc max-frequency 666000000 >/dev/null
+is "a request holds dmc's limits" "$(kread "$dmc/max_freq")" 666000000
+cpu_inodes="$(ino "$policy0/scaling_governor") $(ino "$policy0/scaling_setspeed")"
+dmc_max=$(ino "$dmc/max_freq")
+sleep_signal true
+# the firmware resets the GPU during the sleep
+kwrite "$gpu/governor" simple_ondemand
+log_at=$(wc -l <"$daemon_log")
+sleep_signal false
+gpu_back() { [[ $(kread "$gpu/governor") == userspace && $(kread "$gpu/userspace/set_freq") == 600000000 ]]; }
+check "resume: the reset kernel governor and set_freq are written again" wait_until 5 gpu_back
+fixed_logged() { tail -n +$((log_at + 1)) "$daemon_log" | grep -q "gpu: its settings were reset during the sleep; written again"; }
+check "... and the device is logged as fixed" wait_until 5 fixed_logged
+is "... a device nobody reset gets no governor or set_freq write" \
+        "$(ino "$policy0/scaling_governor") $(ino "$policy0/scaling_setspeed")" "$cpu_inodes"
+dmc_rewritten() { [[ $(ino "$dmc/max_freq") != "$dmc_max" ]]; }
+check "... clamp mode's limits are written again (never compared)" wait_until 5 dmc_rewritten
+check "... and its value is devfreqd's" test "$(kread "$dmc/max_freq")" = 666000000
+client_stop b
+
+stop_daemon
+is "devfreqd exits cleanly" "$daemon_status" 0
+tap_done
