@@ -181,6 +181,7 @@ static bool is_header(const char *line) {
 static int work_loop(struct work_run *w, FILE *in, FILE *out) {
         _cleanup_free_ char *line = NULL;
         size_t allocated = 0, lineno = 0;
+        bool first = true;
         ssize_t k;
         int r;
 
@@ -190,7 +191,11 @@ static int work_loop(struct work_run *w, FILE *in, FILE *out) {
                 lineno++;
                 while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
                         line[--len] = '\0';
-                if (len == 0 || line[0] == '#' || (lineno == 1 && is_header(line)))
+                if (len == 0 || line[0] == '#')
+                        continue;
+                /* The header may follow comment lines (the traces of tests/traces/ name their
+                 * window and points in comments first). */
+                if (first && (first = false, is_header(line)))
                         continue;
                 if (memchr(line, '\0', len))
                         return replay_bad_input("%s:%zu: the line holds a NUL byte", w->rp->trace_name, lineno);
