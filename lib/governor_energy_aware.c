@@ -11,11 +11,11 @@ enum {
         TUNABLE_TARGET_LOAD,
         TUNABLE_RISE,
         TUNABLE_DECAY,
-        TUNABLE_SATURATED_BOOST,
+        TUNABLE_SATURATED_SAMPLES,
 };
 
-/* Saturated samples in a row after which the demand is unknowable: go to the top. */
-#define SATURATED_TO_TOP 3u
+/* The most saturated_samples may be: after three in a row the governor is always at the top. */
+#define SATURATED_MAX 3u
 
 /* The estimate closes `percent` of its gap to the sample's demand. */
 static uint64_t approach(uint64_t estimate, uint64_t demand, uint32_t rise, uint32_t decay) {
@@ -26,15 +26,11 @@ static uint64_t approach(uint64_t estimate, uint64_t demand, uint32_t rise, uint
         return estimate - (uint64_t) ((unsigned __int128) (estimate - demand) * decay / 100);
 }
 
-/* The demand of one sample, Hz: the cycles it did per second; saturated, more than that. */
-static uint64_t sample_demand(const struct df_governor_input *in, bool saturated, uint32_t boost) {
-        unsigned __int128 d;
-
-        if (saturated)
-                d = (unsigned __int128) in->current * boost / 100;
-        else
-                d = (unsigned __int128) in->busy * in->current / in->total;
-        return d > UINT64_MAX ? UINT64_MAX : (uint64_t) d;
+/* The demand of one sample, Hz: the cycles it did per second (a saturated one, all it could). */
+static uint64_t sample_demand(const struct df_governor_input *in) {
+        if (in->busy >= in->total)
+                return in->current;
+        return (uint64_t) ((unsigned __int128) in->busy * in->current / in->total);
 }
 
 /*
@@ -79,15 +75,15 @@ static uint64_t energy_aware_get_target(struct df_governor *g, const struct df_g
         uint64_t demand;
         unsigned __int128 need;
 
-        /* No time passed (an event re-evaluating, or a zero-length sample): nothing new to learn. */
+        /* A zero-length sample holds nothing to learn from. */
         if (!in->has_sample || in->total == 0 || in->n_points == 0)
                 return in->current;
 
+        /* Saturated (busy equal to total): the work left over is unknown, and so is the demand. */
         saturated = in->busy >= in->total;
-        g->state.energy_aware.saturated = saturated ?
-                MIN(g->state.energy_aware.saturated + 1, SATURATED_TO_TOP) :
-                0;
-        demand = sample_demand(in, saturated, g->tunables[TUNABLE_SATURATED_BOOST]);
+        g->state.energy_aware.saturated = saturated ? MIN(g->state.energy_aware.saturated + 1, SATURATED_MAX) :
+                                                      0;
+        demand = sample_demand(in);
         if (!g->state.energy_aware.valid)
                 g->state.energy_aware.estimate = demand;
         else
@@ -96,7 +92,7 @@ static uint64_t energy_aware_get_target(struct df_governor *g, const struct df_g
                         g->tunables[TUNABLE_DECAY]);
         g->state.energy_aware.valid = true;
 
-        if (g->state.energy_aware.saturated >= SATURATED_TO_TOP)
+        if (g->state.energy_aware.saturated >= g->tunables[TUNABLE_SATURATED_SAMPLES])
                 return DF_FREQ_MAX;
 
         /* The point must run the predicted demand at no more than target_load % busy. */
@@ -110,11 +106,11 @@ static int energy_aware_validate(const uint32_t *values) {
 }
 
 static const struct df_tunable energy_aware_tunables[] = {
-        [TUNABLE_TARGET_LOAD] = { .name = "target_load", .def = 80, .min = 10, .max = 100 },
+        [TUNABLE_TARGET_LOAD] = { .name = "target_load", .def = 85, .min = 10, .max = 100 },
         [TUNABLE_RISE] = { .name = "rise", .def = 100, .min = 1, .max = 100 },
         /* At most rise: energy_aware_validate(). */
-        [TUNABLE_DECAY] = { .name = "decay", .def = 50, .min = 1, .max = 100 },
-        [TUNABLE_SATURATED_BOOST] = { .name = "saturated_boost", .def = 150, .min = 100, .max = 1000 },
+        [TUNABLE_DECAY] = { .name = "decay", .def = 25, .min = 1, .max = 100 },
+        [TUNABLE_SATURATED_SAMPLES] = { .name = "saturated_samples", .def = 1, .min = 1, .max = SATURATED_MAX },
 };
 
 const struct df_governor_ops df_governor_energy_aware = {
