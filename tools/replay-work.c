@@ -74,11 +74,12 @@ static int run_window(struct work_run *w, uint64_t cycles, FILE *out) {
         r = work_sim_window(&w->sim, (size_t) i, &win);
         if (r < 0)
                 return r;
+        /* The decision comes at the end of the window, and holds for the next one. */
+        w->rp->now += w->rp->interval_usec;
         df_device_set_sample(dev, win.busy_ns, win.total_ns);
         r = df_device_evaluate(dev, w->rp->now, &ev);
         if (r < 0)
                 return r;
-        w->rp->now += w->rp->interval_usec;
         w->windows++;
         fprintf(out,
                 "%" PRIu64 ",%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
