@@ -80,6 +80,7 @@ struct df_device *df_device_free(struct df_device *d) {
         if (d->started)
                 df_stats_done(&d->stats);
         free(d->table);
+        free(d->table_microvolt);
         free(d->usable);
         free(d->name);
         free(d);
@@ -98,6 +99,7 @@ void df_device_set_event_handler(struct df_device *d, df_device_event_t event, v
 
 int df_device_start(struct df_device *d, uint64_t current, uint64_t now_usec) {
         _cleanup_free_ uint64_t *table = NULL, *usable = NULL;
+        _cleanup_free_ uint32_t *microvolt = NULL;
         size_t n = d->opps.n;
         int r;
 
@@ -108,10 +110,13 @@ int df_device_start(struct df_device *d, uint64_t current, uint64_t now_usec) {
 
         table = malloc(n * sizeof(uint64_t));
         usable = malloc(n * sizeof(uint64_t));
-        if (!table || !usable)
+        microvolt = malloc(n * sizeof(uint32_t));
+        if (!table || !usable || !microvolt)
                 return -ENOMEM;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
                 table[i] = d->opps.opps[i].freq;
+                microvolt[i] = d->opps.opps[i].microvolt;
+        }
 
         r = df_stats_init(&d->stats, table, n, now_usec);
         if (r < 0)
@@ -119,6 +124,7 @@ int df_device_start(struct df_device *d, uint64_t current, uint64_t now_usec) {
         (void) df_stats_update(&d->stats, current, now_usec);
 
         d->table = TAKE_PTR(table);
+        d->table_microvolt = TAKE_PTR(microvolt);
         d->n_table = n;
         d->usable = TAKE_PTR(usable);
         d->current = current;
@@ -304,6 +310,7 @@ static uint64_t governor_value(struct df_device *d, bool *decided) {
                 .points = d->usable,
                 .n_points = d->n_usable,
                 .table = d->table,
+                .table_microvolt = d->table_microvolt,
                 .n_table = d->n_table,
         };
 

@@ -94,6 +94,7 @@ struct df_device {
 
         /* Every point, ascending: the statistics columns and the passive index mapping. */
         uint64_t *table;
+        uint32_t *table_microvolt; /* each point's voltage, 0 = unknown */
         size_t n_table;
 
         /*

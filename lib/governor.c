@@ -10,9 +10,9 @@
 
 /* Sorted by name: df_governor_find() and the bus's AvailableGovernors list rely on it. */
 const struct df_governor_ops *const df_governors[] = {
-        &df_governor_conservative, &df_governor_ondemand,  &df_governor_passive,
-        &df_governor_performance,  &df_governor_powersave, &df_governor_simple_ondemand,
-        &df_governor_userspace,
+        &df_governor_conservative,    &df_governor_energy_aware, &df_governor_ondemand,
+        &df_governor_passive,         &df_governor_performance,  &df_governor_powersave,
+        &df_governor_simple_ondemand, &df_governor_userspace,
 };
 const size_t df_governors_count = ELEMENTSOF(df_governors);
 

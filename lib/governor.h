@@ -32,8 +32,10 @@ struct df_governor_input {
         const uint64_t *points;
         size_t n_points;
 
-        /* Every point of the device's table, ascending (passive: index mapping). */
+        /* Every point of the device's table, ascending (passive: index mapping), and each one's
+         * voltage in µV, 0 when unknown (energy_aware: energy per cycle). */
         const uint64_t *table;
+        const uint32_t *table_microvolt;
         size_t n_table;
 
         /* passive: the parent's frequency in force and its full table, ascending. */
@@ -102,6 +104,11 @@ struct df_governor {
                         uint32_t prev_load;
                         uint64_t last;
                 } conservative;
+                struct {
+                        uint64_t estimate;  /* demand, Hz (cycles per second) */
+                        uint32_t saturated; /* consecutive saturated samples, up to 3 */
+                        bool valid;
+                } energy_aware;
         } state;
 
         /* passive: optional explicit map, sorted by parent frequency (owned). */
@@ -115,6 +122,7 @@ extern const struct df_governor_ops df_governor_userspace;
 extern const struct df_governor_ops df_governor_simple_ondemand;
 extern const struct df_governor_ops df_governor_ondemand;
 extern const struct df_governor_ops df_governor_conservative;
+extern const struct df_governor_ops df_governor_energy_aware;
 extern const struct df_governor_ops df_governor_passive;
 
 /* Every governor, sorted by name. */

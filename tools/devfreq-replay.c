@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "device.h"
 #include "macro.h"
+#include "replay-work.h"
 #include "replay.h"
 #include "units.h"
 
@@ -29,6 +31,8 @@ struct options {
         size_t n_maxs;
         const char *interval;
         bool summary;
+        bool work;
+        const char *static_power;
         const char *trace;
 };
 
@@ -48,6 +52,8 @@ static void help(void) {
                "  --interval DURATION   the polling interval, and each sample's duration unless its\n"
                "                        line gives one (default 100ms)\n"
                "  --summary             print time in state, transitions and energy after the CSV\n"
+               "  --work                closed loop: TRACE lines are cycles[,deadline] arriving per window\n"
+               "  --static-power FRAC   --work: static power, a fraction of the top point's (default 0.1)\n"
                "  -h, --help            show this help\n"
                "  --version             show the version\n\n"
                "TRACE is a file (- for standard input): busy,total[,current[,duration]] per line, or for the\n"
@@ -66,6 +72,29 @@ static int strv_push(char ***v, size_t *n, char *s) {
         return 0;
 }
 
+static bool is_pipe(FILE *f) {
+        struct stat st;
+
+        return fstat(fileno(f), &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+/* A fraction 0-10, decimal: 0, or EXIT_BAD_INPUT after saying why. */
+static int parse_static_power(const char *s, long double *ret) {
+        char *end;
+        long double v;
+
+        if (!s) {
+                *ret = 0.1L;
+                return 0;
+        }
+        errno = 0;
+        v = strtold(s, &end);
+        if (s[0] < '0' || s[0] > '9' || *end != '\0' || errno != 0 || !(v >= 0 && v <= 10))
+                return replay_bad_input("--static-power: '%s' is not a fraction between 0 and 10 (e.g. 0.1)", s);
+        *ret = v;
+        return 0;
+}
+
 /* Returns an exit status to stop with, or -1 to carry on. */
 static int parse_args(int argc, char **argv, struct options *o) {
         enum {
@@ -77,6 +106,8 @@ static int parse_args(int argc, char **argv, struct options *o) {
                 ARG_MAX,
                 ARG_INTERVAL,
                 ARG_SUMMARY,
+                ARG_WORK,
+                ARG_STATIC_POWER,
                 ARG_VERSION
         };
         static const struct option options[] = {
@@ -88,6 +119,8 @@ static int parse_args(int argc, char **argv, struct options *o) {
                 { "max", required_argument, NULL, ARG_MAX },
                 { "interval", required_argument, NULL, ARG_INTERVAL },
                 { "summary", no_argument, NULL, ARG_SUMMARY },
+                { "work", no_argument, NULL, ARG_WORK },
+                { "static-power", required_argument, NULL, ARG_STATIC_POWER },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 {},
@@ -124,6 +157,12 @@ static int parse_args(int argc, char **argv, struct options *o) {
                 case ARG_SUMMARY:
                         o->summary = true;
                         break;
+                case ARG_WORK:
+                        o->work = true;
+                        break;
+                case ARG_STATIC_POWER:
+                        o->static_power = optarg;
+                        break;
                 case 'h':
                         help();
                         return 0;
@@ -146,6 +185,8 @@ static int parse_args(int argc, char **argv, struct options *o) {
                 return replay_bad_input("--opp is required (for example --opp 200MHz,400MHz,800MHz)");
         if (!o->governor)
                 return replay_bad_input("--governor is required");
+        if (o->static_power && !o->work)
+                return replay_bad_input("--static-power only applies to --work");
         return -1; /* carry on */
 }
 
@@ -253,9 +294,19 @@ static int run(int argc, char **argv) {
         }
         rp.dev = dev;
 
-        r = replay_stream(&rp, in, stdout);
-        if (r == 0 && o.summary)
-                r = replay_print_summary(&rp, stdout);
+        /* A program driving the governor through a pipe sees each line before it writes the next. */
+        if (in == stdin && is_pipe(stdin))
+                setvbuf(stdout, NULL, _IOLBF, 0);
+        if (o.work) {
+                struct work_options wo = { .summary = o.summary };
+                r = parse_static_power(o.static_power, &wo.static_power);
+                if (r == 0)
+                        r = work_stream(&rp, &wo, in, stdout);
+        } else {
+                r = replay_stream(&rp, in, stdout);
+                if (r == 0 && o.summary)
+                        r = replay_print_summary(&rp, stdout);
+        }
         if (r == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
                 fprintf(stderr, "%s: write error: %s\n", program, strerror(errno));
                 r = EXIT_FAILURE;

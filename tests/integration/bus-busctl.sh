@@ -37,7 +37,7 @@ start_daemon
 monitor_start
 
 p_gpu=$(dev_path gpu) p_dmc=$(dev_path dmc) p_cpu0=$(dev_path cpu0) p_tick=$manager_path/device/gpu_2dtick
-G='"conservative" "ondemand" "passive" "performance" "powersave" "simple_ondemand" "userspace"'
+G='"conservative" "energy_aware" "ondemand" "passive" "performance" "powersave" "simple_ondemand" "userspace"'
 
 # ================================================================================ the tree
 tree=$(bctl tree "$name" | sed 's/^[^/]*//')
@@ -109,7 +109,7 @@ busctl_error "GetDevice of an unknown name is NoSuchDevice" "$error_prefix.NoSuc
         mcall GetDevice s npu
 is "Version is the daemon's" "$(getp "$manager_path" "$manager_iface" Version)" \
         "s \"$("$devfreqd" --version | awk '{print $2}')\""
-is "Governors: every governor, sorted" "$(getp "$manager_path" "$manager_iface" Governors)" "as 7 $G"
+is "Governors: every governor, sorted" "$(getp "$manager_path" "$manager_iface" Governors)" "as 8 $G"
 is "DryRun" "$(getp "$manager_path" "$manager_iface" DryRun)" "b false"
 is "Devices in ListDevices order" "$(getp "$manager_path" "$manager_iface" Devices)" \
         "ao 4 \"$p_cpu0\" \"$p_dmc\" \"$p_gpu\" \"$p_tick\""
@@ -175,7 +175,7 @@ monitor_flush
 c=$(changes "$p_dmc")
 contains "Mode emitted with its value" "$c" 'Mode="govern"'
 contains "AvailableGovernors emitted with its value" "$c" \
-        'AvailableGovernors=["conservative","ondemand","passive","performance","powersave","simple_ondemand","userspace"]'
+        'AvailableGovernors=["conservative","energy_aware","ondemand","passive","performance","powersave","simple_ondemand","userspace"]'
 contains "Governor emitted with its value" "$c" 'Governor="performance"'
 is "the request still holds the governed device" "$(dget dmc CurrentFrequency) $(kread $dmc/cur_freq)" "400000000 400000000"
 is "the request object is the same" "$(dget dmc Requests)" "1 \"$r_dmc\""
@@ -197,7 +197,7 @@ is "Mode govern" "$(dget gpu Mode)" "govern"
 is "Mode clamp" "$(dget dmc Mode)" "clamp"
 is "Governor (govern: devfreqd's)" "$(dget gpu Governor)" "userspace"
 is "Governor (clamp: the kernel's)" "$(dget cpu0 Governor)" "$(kread $policy0/scaling_governor)"
-is "AvailableGovernors (govern: devfreqd's)" "$(getp "$p_gpu" "$device_iface" AvailableGovernors)" "as 7 $G"
+is "AvailableGovernors (govern: devfreqd's)" "$(getp "$p_gpu" "$device_iface" AvailableGovernors)" "as 8 $G"
 kernel_govs=$(kread $policy0/scaling_available_governors | tr ' ' '\n' | grep . | sort | tr '\n' ' ')
 is "AvailableGovernors (clamp: the kernel's list)" \
         "$(dget cpu0 AvailableGovernors | cut -d' ' -f2- | tr -d '"' | tr ' ' '\n' | sort | tr '\n' ' ')" \

@@ -63,6 +63,35 @@ before=$(kread "$gpu/userspace/set_freq")
 sleep 0.3
 is "ticks without a new sample keep the frequency" "$(kread "$gpu/userspace/set_freq")" "$before"
 
+# --- energy_aware, chosen over the bus: it goes where devfreq-replay takes it on the same samples,
+# history included (the switch itself evaluates the last sample, 3/1000, once more).
+trace="3,1000,$(kread "$gpu/userspace/set_freq")"
+replay_energy_aware() {
+        "$replay" --opp "$opps" --governor energy_aware - <<<"$trace" | tail -n1 | cut -d, -f5
+}
+bctl call org.devfreqd.Devfreq1 /org/devfreqd/Devfreq1/device/gpu org.devfreqd.Devfreq1.Device \
+        SetGovernor s energy_aware
+is "SetGovernor energy_aware" "$(prop gpu Governor)" '"energy_aware"'
+expected=$(replay_energy_aware)
+check "energy_aware on the last sample: $expected Hz" wait_until 5 gpu_at "$expected"
+prev_load=0
+for step in 100/100 50/100 7/100 6/100 5/100 4/100 60/100 3/100; do
+        IFS=/ read -r b t <<<"$step"
+        percent=$((b * 100 / t))
+        "$setload" "$busy" "$b" "$t"
+        trace+=$'\n'"$b,$t"
+        expected=$(replay_energy_aware)
+        if wait_until 5 load_is "$percent" && wait_until 5 gpu_at "$expected"; then
+                ok "energy_aware, load $b/$t: $expected Hz, as devfreq-replay computes"
+        else
+                not_ok "energy_aware, load $b/$t: $expected Hz, as devfreq-replay computes"
+                diag "set_freq $(kread "$gpu/userspace/set_freq"), Load $(prop gpu Load), trace: $trace"
+        fi
+done
+top=$(tr ',' '\n' <<<"$opps" | tail -n1)
+is "a saturated sample took it to the top" "$("$replay" --opp "$opps" --governor energy_aware - <<<"$trace" |
+        sed -n 3p | cut -d, -f5)" "$top"
+
 # --- cpufreq: Hz on the bus, kHz in sysfs
 is "policy0 is under the kernel's userspace governor" "$(kread "$policy0/scaling_governor")" userspace
 bctl call org.devfreqd.Devfreq1 /org/devfreqd/Devfreq1/device/cpu org.devfreqd.Devfreq1.Device \

@@ -68,6 +68,20 @@ like "it says how many changes it saw" "$(tail -n1 "$tmp/out")" "^demo: [0-9]+ f
 is "no process left behind" "$(leftovers | xargs)" ""
 is "no temporary directory left behind" "$(ls -A "$tmp/tmpdir")" ""
 
+# The GPU on energy_aware: the daemon runs it on the demo's load.
+set +e
+run_demo timeout 300 "$demo" --duration 6 --no-bootstrap --gpu-governor energy_aware >"$tmp/out3" 2>"$tmp/err3"
+status=$?
+set -e
+is "tools/demo --gpu-governor energy_aware exits 0" "$status" 0
+((status == 0)) || diag "stderr: $(tail -n 20 "$tmp/err3")"
+check "... and the GPU's frequency changed under it" grep -q 'gpu: CurrentFrequency .* -> ' "$tmp/out3"
+set +e
+run_demo "$demo" --no-bootstrap --gpu-governor 'no such' >/dev/null 2>"$tmp/err4"
+status=$?
+set -e
+is "a malformed --gpu-governor: exit 2" "$status" 2
+
 # Ctrl-C: a shell would start it with SIGINT at its default; a background job has it ignored.
 # One simple command in the background, so $! is the demo itself (env and python3 exec it).
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$marker" TMPDIR="$tmp/tmpdir" BUILD_DIR="$top_builddir" \

@@ -355,6 +355,19 @@ like "completion: governors of the device" "$(complete_words devfreqctl set-gove
 is "completion: request types" "$(complete_words devfreqctl hold gpu '')" "min max latency"
 is "completion: opp actions" "$(complete_words devfreqctl opp gpu '')" "enable disable"
 is "completion: frequencies of the device" "$(complete_words devfreqctl opp gpu disable 8)" "800000000"
+ctl set-governor gpu energy_aware
+is "set-governor energy_aware exits 0" "$rc:$out$err" "0:"
+is "... the governor on the bus" "$(prop gpu Governor)" '"energy_aware"'
+is "completion: energy_aware's tunables" "$(complete_words devfreqctl set-tunable gpu '')" \
+        "target_load rise decay saturated_samples"
+ctl set-tunable gpu target_load 90
+is "energy_aware: set-tunable target_load 90" "$rc:$(prop gpu Tunables)" \
+        '0:4 "target_load" 90 "rise" 100 "decay" 25 "saturated_samples" 1'
+ctl set-tunable gpu rise 10
+check "energy_aware: a rise below the decay is refused, in one line" test "$rc" -ne 0 -a -z "$out"
+check "... one line on stderr" one_line
+ctl set-tunable gpu saturated_samples 4
+check "energy_aware: saturated_samples 4 is refused" test "$rc" -ne 0
 ctl set-governor gpu simple_ondemand
 is "completion: tunables of the governor" "$(complete_words devfreqctl set-tunable gpu '')" "upthreshold downdifferential"
 

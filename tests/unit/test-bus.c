@@ -421,7 +421,7 @@ START_TEST(test_manager_properties) {
                 n++;
         }
         ck_assert_int_ge(r, 0);
-        ck_assert_uint_eq(n, 7);
+        ck_assert_uint_eq(n, 8);
         sd_bus_message_unref(reply);
         reply = get_property(ROOT_PATH, MANAGER, "DryRun", "b");
         ck_assert_int_ge(sd_bus_message_read(reply, "b", &dry_run), 0);

@@ -603,8 +603,8 @@ static const struct bad_case bad_cases[] = {
         { "[daemon]\nautodiscover = maybe\n", { "bad.conf:2: 'maybe' is not a boolean (yes or no)" } },
         { "[daemon]\ndefault-mode = fast\n", { "bad.conf:2: 'fast' is not a mode (govern or clamp)" } },
         { "[daemon]\ndefault-governor = schedutil\n",
-          { "bad.conf:2: unknown governor 'schedutil' (one of conservative, ondemand, passive, performance, "
-            "powersave, simple_ondemand, userspace)" } },
+          { "bad.conf:2: unknown governor 'schedutil' (one of conservative, energy_aware, ondemand, passive, "
+            "performance, powersave, simple_ondemand, userspace)" } },
         { "[daemon]\ndefault-governor = passive\n", { "bad.conf:2: default-governor cannot be passive" } },
         { "[daemon]\npolling-interval = 10 ms\n", { "bad.conf:2: '10 ms' is not a duration (e.g. 100ms, 1s)" } },
         { "[daemon]\npolling-interval = 100\n", { "bad.conf:2: '100' is not a duration" } },

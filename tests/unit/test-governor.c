@@ -49,8 +49,8 @@ static void set(struct df_governor *g, const char *name, uint32_t value) {
 
 START_TEST(test_table) {
         static const char *const names[] = {
-                "conservative", "ondemand",        "passive",   "performance",
-                "powersave",    "simple_ondemand", "userspace",
+                "conservative", "energy_aware", "ondemand",        "passive",
+                "performance",  "powersave",    "simple_ondemand", "userspace",
         };
 
         ck_assert_uint_eq(df_governors_count, ELEMENTSOF(names));

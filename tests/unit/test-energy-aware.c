@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* energy_aware: each rule on a table of cases, its tunables, and properties over random traces
+ * and ranges through the device's evaluation. */
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "device.h"
+#include "governor.h"
+#include "macro.h"
+#include "test-helpers.h"
+
+#define MHZ UINT64_C(1000000)
+#define MAXF DF_FREQ_MAX
+
+static const uint64_t pts[] = { 100 * MHZ, 200 * MHZ, 400 * MHZ, 800 * MHZ };
+/* RK3399 GPU: the three lowest points share a voltage. */
+static const uint64_t gpu[] = { 200 * MHZ, 297 * MHZ, 400 * MHZ, 500 * MHZ, 600 * MHZ, 800 * MHZ };
+static const uint32_t gpu_uv[] = { 825000, 825000, 825000, 875000, 925000, 1100000 };
+/* A table whose 400 MHz needs less voltage than 300 MHz. */
+static const uint64_t odd[] = { 200 * MHZ, 300 * MHZ, 400 * MHZ };
+static const uint32_t odd_uv[] = { 800000, 950000, 900000 };
+static const uint32_t odd_partial[] = { 800000, 0, 900000 };
+
+/* One sample: busy out of 100 at `current`. */
+struct step {
+        uint64_t busy, current, expected;
+};
+
+struct rule_case {
+        const char *what;
+        const uint64_t *points;
+        const uint32_t *uv;
+        size_t n;
+        uint64_t min, max;
+        uint32_t tunables[4]; /* target_load, rise, decay, saturated_samples; 0 = default */
+        struct step steps[5];
+};
+
+static const struct rule_case cases[] = {
+        /* demand 50 % of 400 MHz = 200 MHz; at target_load 85 it needs 235.3 MHz: 400 MHz. */
+        { "lowest point that runs the demand at target_load",
+          pts,
+          NULL,
+          4,
+          0,
+          UINT64_MAX,
+          {},
+          { { 50, 400 * MHZ, 400 * MHZ } } },
+        /* 85 % of 200 MHz is 170 MHz: at 85 % exactly 200 MHz still runs it. */
+        { "a demand exactly at target_load stays", pts, NULL, 4, 0, UINT64_MAX, {}, { { 85, 200 * MHZ, 200 * MHZ } } },
+        { "just above target_load goes up", pts, NULL, 4, 0, UINT64_MAX, {}, { { 86, 200 * MHZ, 400 * MHZ } } },
+        { "idle goes to the lowest point", pts, NULL, 4, 0, UINT64_MAX, {}, { { 0, 800 * MHZ, 100 * MHZ } } },
+        /* rise 100: the estimate jumps to a higher demand at once. */
+        { "rise 100 follows a higher demand at once",
+          pts,
+          NULL,
+          4,
+          0,
+          UINT64_MAX,
+          {},
+          { { 10, 400 * MHZ, 100 * MHZ }, { 80, 400 * MHZ, 400 * MHZ } } },
+        /* rise 50: 40 MHz, then half-way to 320 MHz = 180 MHz, needing 211.8 MHz: 400 MHz. */
+        { "rise 50 closes half the gap",
+          pts,
+          NULL,
+          4,
+          0,
+          UINT64_MAX,
+          { 85, 50, 25, 1 },
+          { { 10, 400 * MHZ, 100 * MHZ }, { 80, 400 * MHZ, 400 * MHZ } } },
+        /* rise 25: 40 MHz, then 40 + 70 = 110 MHz, needing 129.4 MHz: 200 MHz. */
+        { "rise 25 closes a quarter",
+          pts,
+          NULL,
+          4,
+          0,
+          UINT64_MAX,
+          { 85, 25, 25, 1 },
+          { { 10, 400 * MHZ, 100 * MHZ }, { 80, 400 * MHZ, 200 * MHZ } } },
+        /* decay 25: 320 MHz, then 320 - 80 = 240 MHz: 400 MHz; then 180 MHz: 400 MHz (211.8); then
+         * 135 MHz: 200 MHz (158.8). */
+        { "decay 25 falls a quarter of the gap each sample",
+          pts,
+          NULL,
+          4,
+          0,
+          UINT64_MAX,
+          {},
+          { { 40, 800 * MHZ, 400 * MHZ },
+            { 0, 400 * MHZ, 400 * MHZ },
+            { 0, 400 * MHZ, 400 * MHZ },
+            { 0, 400 * MHZ, 200 * MHZ } } },
+        { "decay 100 falls at once",
+          pts,
+          NULL,
+          4,
+          0,
+          UINT64_MAX,
+          { 85, 100, 100, 1 },
+          { { 40, 800 * MHZ, 400 * MHZ }, { 0, 400 * MHZ, 100 * MHZ } } },
+        { "a saturated sample goes to the top", pts, NULL, 4, 0, UINT64_MAX, {}, { { 100, 200 * MHZ, MAXF } } },
+        /* saturated_samples 3: the first two only raise the estimate (to 200 MHz: 400 MHz). */
+        { "saturated_samples 3 waits for the third",
+          pts,
+          NULL,
+          4,
+          0,
+          UINT64_MAX,
+          { 85, 100, 25, 3 },
+          { { 100, 200 * MHZ, 400 * MHZ },
+            { 100, 400 * MHZ, 800 * MHZ },
+            { 100, 800 * MHZ, MAXF },
+            { 100, 800 * MHZ, MAXF } } },
+        { "an unsaturated sample restarts the count",
+          pts,
+          NULL,
+          4,
+          0,
+          UINT64_MAX,
+          { 85, 100, 100, 2 },
+          { { 100, 100 * MHZ, 200 * MHZ }, { 50, 200 * MHZ, 200 * MHZ }, { 100, 200 * MHZ, 400 * MHZ } } },
+        /* 150 MHz of demand fits 200, 297 and 400 MHz alike at 825 mV: the highest, for free. */
+        { "equal voltages go to the highest", gpu, gpu_uv, 6, 0, UINT64_MAX, {}, { { 50, 297 * MHZ, 400 * MHZ } } },
+        { "a dearer voltage only when needed", gpu, gpu_uv, 6, 0, UINT64_MAX, {}, { { 90, 400 * MHZ, 500 * MHZ } } },
+        /* 340 MHz is run by 400 MHz cheaper than by 300 MHz (950 mV). */
+        { "the least voltage, not the lowest frequency",
+          odd,
+          odd_uv,
+          3,
+          0,
+          UINT64_MAX,
+          {},
+          { { 85, 300 * MHZ, 400 * MHZ }, { 50, 400 * MHZ, 400 * MHZ } } },
+        /* A point without voltage: V taken proportional to f, the lowest point that runs it. */
+        { "a missing voltage falls back to the lowest point",
+          odd,
+          odd_partial,
+          3,
+          0,
+          UINT64_MAX,
+          {},
+          { { 50, 400 * MHZ, 300 * MHZ } } },
+        { "below the range is never chosen", pts, NULL, 4, 200 * MHZ, UINT64_MAX, {}, { { 0, 400 * MHZ, 200 * MHZ } } },
+        { "beyond the range: its highest point", pts, NULL, 4, 0, 400 * MHZ, {}, { { 99, 400 * MHZ, 400 * MHZ } } },
+        { "equal voltages stay in range", gpu, gpu_uv, 6, 0, 297 * MHZ, {}, { { 10, 297 * MHZ, 297 * MHZ } } },
+};
+
+static void run_case(const struct rule_case *c) {
+        struct df_governor g = {};
+        uint32_t values[DF_GOVERNOR_TUNABLES_MAX] = {};
+
+        df_governor_init(&g, &df_governor_energy_aware);
+        if (c->tunables[0]) {
+                memcpy(values, c->tunables, sizeof(c->tunables));
+                ck_assert_int_eq(df_governor_set_tunables(&g, values), 0);
+        }
+        df_governor_start(&g, c->steps[0].current);
+        for (size_t k = 0; k < ELEMENTSOF(c->steps) && c->steps[k].current; k++) {
+                struct df_governor_input in = {
+                        .has_sample = true,
+                        .busy = c->steps[k].busy,
+                        .total = 100,
+                        .current = c->steps[k].current,
+                        .min = MAX(c->min, c->points[0]),
+                        .max = MIN(c->max, c->points[c->n - 1]),
+                        .points = c->points,
+                        .n_points = c->n,
+                        .table = c->points,
+                        .table_microvolt = c->uv,
+                        .n_table = c->n,
+                };
+                uint64_t got = df_governor_get_target(&g, &in);
+                ck_assert_msg(
+                        got == c->steps[k].expected, "%s, sample %zu: %llu, expected %llu", c->what, k,
+                        (unsigned long long) got, (unsigned long long) c->steps[k].expected);
+        }
+        df_governor_done(&g);
+}
+
+START_TEST(test_rules) {
+        run_case(&cases[_i]);
+}
+END_TEST
+
+START_TEST(test_no_sample) {
+        struct df_governor g = {};
+        struct df_governor_input in = {
+                .current = 200 * MHZ,
+                .min = pts[0],
+                .max = pts[3],
+                .points = pts,
+                .n_points = 4,
+                .table = pts,
+                .n_table = 4,
+        };
+
+        df_governor_init(&g, &df_governor_energy_aware);
+        df_governor_start(&g, 200 * MHZ);
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 200 * MHZ);
+        /* A zero-length sample: nothing to learn, the frequency stays. */
+        in.has_sample = true;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 200 * MHZ);
+        df_governor_done(&g);
+}
+END_TEST
+
+START_TEST(test_tunables) {
+        static const struct {
+                uint32_t v[4];
+                int r;
+        } t[] = {
+                { { 85, 100, 25, 1 }, 0 },        { { 10, 1, 1, 3 }, 0 },
+                { { 100, 100, 100, 2 }, 0 },      { { 9, 100, 25, 1 }, -ERANGE },
+                { { 101, 100, 25, 1 }, -ERANGE }, { { 85, 0, 0, 1 }, -ERANGE },
+                { { 85, 101, 25, 1 }, -ERANGE },  { { 85, 100, 0, 1 }, -ERANGE },
+                { { 85, 50, 51, 1 }, -ERANGE },   { { 85, 100, 25, 0 }, -ERANGE },
+                { { 85, 100, 25, 4 }, -ERANGE },
+        };
+        struct df_governor g = {};
+        uint32_t v;
+
+        for (size_t i = 0; i < ELEMENTSOF(t); i++)
+                ck_assert_msg(df_governor_validate(&df_governor_energy_aware, t[i].v) == t[i].r, "case %zu", i);
+
+        df_governor_init(&g, &df_governor_energy_aware);
+        ck_assert_int_eq(df_governor_get_tunable(&g, "target_load", &v), 0);
+        ck_assert_uint_eq(v, 85);
+        ck_assert_int_eq(df_governor_get_tunable(&g, "rise", &v), 0);
+        ck_assert_uint_eq(v, 100);
+        ck_assert_int_eq(df_governor_get_tunable(&g, "decay", &v), 0);
+        ck_assert_uint_eq(v, 25);
+        ck_assert_int_eq(df_governor_get_tunable(&g, "saturated_samples", &v), 0);
+        ck_assert_uint_eq(v, 1);
+        /* The decay may not pass the rise, whichever of the two is set. */
+        ck_assert_int_eq(df_governor_set_tunable(&g, "rise", 20), -ERANGE);
+        ck_assert_int_eq(df_governor_set_tunable(&g, "decay", 20), 0);
+        ck_assert_int_eq(df_governor_set_tunable(&g, "rise", 20), 0);
+        ck_assert_int_eq(df_governor_set_tunable(&g, "decay", 21), -ERANGE);
+        ck_assert_int_eq(df_governor_set_tunable(&g, "boost", 1), -ENOENT);
+        df_governor_done(&g);
+        ck_assert_ptr_eq(df_governor_find("energy_aware"), &df_governor_energy_aware);
+}
+END_TEST
+
+/* --- properties over random traces and ranges, through the device --------------------------- */
+
+START_TEST(test_properties) {
+        unsigned seed = 4242;
+
+        for (int round = 0; round < 400; round++) {
+                struct df_device *d = NULL;
+                size_t n = 1 + (size_t) (rand_r(&seed) % 7);
+                bool volts = rand_r(&seed) % 2;
+                uint64_t f = 0, lo, hi, top = 0;
+                uint32_t values[DF_GOVERNOR_TUNABLES_MAX] = {
+                        10 + (uint32_t) (rand_r(&seed) % 91),
+                        100,
+                        1 + (uint32_t) (rand_r(&seed) % 100),
+                        1 + (uint32_t) (rand_r(&seed) % 3),
+                };
+                unsigned saturated = 0;
+
+                ck_assert_int_eq(df_device_new("gpu", DF_MODE_GOVERN, &d), 0);
+                for (size_t i = 0; i < n; i++) {
+                        f += (1 + (uint64_t) (rand_r(&seed) % 300)) * MHZ;
+                        ck_assert_int_eq(
+                                df_opp_add(
+                                        &d->opps, f, volts ? 700000 + (uint32_t) (rand_r(&seed) % 400000) : 0,
+                                        0),
+                                1);
+                }
+                ck_assert_int_eq(df_device_set_governor(d, &df_governor_energy_aware), 0);
+                values[1] = values[2] + (uint32_t) (rand_r(&seed) % (101 - values[2]));
+                ck_assert_int_eq(df_governor_set_tunables(&d->governor, values), 0);
+                ck_assert_int_eq(df_device_start(d, d->opps.opps[rand_r(&seed) % n].freq, 0), 0);
+                lo = d->opps.opps[rand_r(&seed) % n].freq;
+                hi = d->opps.opps[rand_r(&seed) % n].freq;
+                df_device_set_admin_range(d, MIN(lo, hi), MAX(lo, hi));
+                df_device_get_range(d, &lo, &hi);
+                for (size_t i = 0; i < n; i++)
+                        if (d->opps.opps[i].freq <= hi)
+                                top = d->opps.opps[i].freq;
+
+                for (int k = 0; k < 60; k++) {
+                        uint64_t total = 1 + (uint64_t) (rand_r(&seed) % 1000000);
+                        uint64_t busy = rand_r(&seed) % 3 == 0 ? total : (uint64_t) rand_r(&seed) % (total + 1);
+                        struct df_evaluation ev;
+
+                        saturated = busy == total ? saturated + 1 : 0;
+                        df_device_set_sample(d, busy, total);
+                        ck_assert_int_ge(df_device_evaluate(d, (uint64_t) k * 1000, &ev), 0);
+                        ck_assert_msg(
+                                ev.governor == DF_FREQ_MAX || (ev.governor >= lo && ev.governor <= hi),
+                                "round %d: governor chose %llu outside %llu-%llu", round,
+                                (unsigned long long) ev.governor, (unsigned long long) lo,
+                                (unsigned long long) hi);
+                        ck_assert(ev.applied >= lo && ev.applied <= hi);
+                        if (saturated >= 3)
+                                ck_assert_msg(
+                                        ev.applied == top, "round %d: %llu after %u saturated samples", round,
+                                        (unsigned long long) ev.applied, saturated);
+                }
+                df_device_free(d);
+        }
+}
+END_TEST
+
+static Suite *suite(void) {
+        Suite *s = suite_create("energy_aware");
+        TCase *tc = tcase_create("core");
+
+        tcase_add_loop_test(tc, test_rules, 0, (int) ELEMENTSOF(cases));
+        tcase_add_test(tc, test_no_sample);
+        tcase_add_test(tc, test_tunables);
+        tcase_add_test(tc, test_properties);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return df_test_run(suite());
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* devfreq-replay --work: a governor in a closed loop over a trace of arriving work (DESIGN.md
+ * "Simulation"): the window arithmetic, the energy model and the offline optimum. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "replay.h"
+
+typedef unsigned __int128 work_u128;
+
+/* The energy model of one device: its points, the window length and the static power. */
+struct work_model {
+        uint64_t interval_ns;
+        long double static_power; /* fraction of the top point's dynamic power */
+        const uint64_t *freqs;    /* every point of the table, ascending */
+        long double *volts;       /* volts, or f / f_top without voltages */
+        size_t n;
+};
+
+/* Cycles a window holds at `freq`: floor(freq x interval), at most UINT64_MAX. */
+uint64_t work_capacity(const struct work_model *m, uint64_t freq);
+
+/* Energy of a window at point i that does `done` cycles: V^2 per cycle plus static power. */
+long double work_window_energy(const struct work_model *m, size_t i, uint64_t done);
+
+/* The model's points from an OPP table: all with voltages or none. -EINVAL for a mix. */
+int work_model_init(
+        struct work_model *m, const struct df_opp_table *t, uint64_t interval_usec, long double static_power);
+void work_model_done(struct work_model *m);
+
+/* Work that arrived and is not done yet, first in first out. */
+struct work_job {
+        uint64_t left;
+        uint64_t arrival_ns;
+        uint64_t deadline_ns; /* absolute */
+};
+
+struct work_sim {
+        const struct work_model *model;
+        struct work_job *jobs;
+        size_t head, n, allocated;
+        work_u128 backlog;
+        uint64_t window; /* index of the next window */
+
+        long double energy;
+        work_u128 done;
+        uint64_t n_jobs, misses;
+        uint64_t *delays; /* completion delay of every finished job, ns */
+        size_t n_delays, allocated_delays;
+};
+
+/* What one window did. */
+struct work_window {
+        uint64_t done;
+        uint64_t missed; /* jobs finished in this window after their deadline */
+        uint64_t busy_ns, total_ns;
+};
+
+void work_sim_init(struct work_sim *s, const struct work_model *m);
+void work_sim_done(struct work_sim *s);
+
+/* Work arriving at the start of the next window, due `deadline_ns` after that start. */
+int work_sim_add(struct work_sim *s, uint64_t cycles, uint64_t deadline_ns);
+
+/* Run the next window at point i of the model. */
+int work_sim_window(struct work_sim *s, size_t i, struct work_window *ret);
+
+/* Nearest-rank percentile (1-100) of the completion delays, ns; 0 without any. Sorts them. */
+uint64_t work_sim_delay_percentile(struct work_sim *s, unsigned percent);
+
+/* A whole trace, kept for the optimum. */
+struct work_trace {
+        uint64_t *cycles;
+        uint64_t *deadline_ns; /* relative to the start of the window it arrives in */
+        size_t n, allocated;
+};
+
+int work_trace_add(struct work_trace *t, uint64_t cycles, uint64_t deadline_ns);
+void work_trace_done(struct work_trace *t);
+
+/*
+ * The least energy any sequence of the points `allowed` (indices into the model, ascending) can
+ * spend on the trace with no miss, running windows after the trace until all work is done.
+ * 1 and *ret set, 0 when no sequence avoids every miss, or a negative errno.
+ */
+int work_optimum(
+        const struct work_model *m, const size_t *allowed, size_t n_allowed, const struct work_trace *t,
+        long double *ret);
+
+/* The closed loop: each line's work through the device's governor. Like replay_stream(). */
+struct work_options {
+        long double static_power;
+        bool summary;
+};
+int work_stream(struct replay *rp, const struct work_options *o, FILE *in, FILE *out);
