@@ -53,36 +53,38 @@ static void help(void) {
                SYSCONFDIR, SYSCONFDIR, DEFAULT_STATE_DIR, DEFAULT_RUNTIME_DIR);
 }
 
+/* The long options (getopt_long()'s values above any character). */
+enum {
+        ARG_CONFIG = 0x100,
+        ARG_CONFIG_DIR,
+        ARG_ROOT,
+        ARG_BUS,
+        ARG_STATE_DIR,
+        ARG_RUNTIME_DIR,
+        ARG_DRY_RUN,
+        ARG_LOG_LEVEL,
+        ARG_CHECK_CONFIG,
+        ARG_RESTORE,
+        ARG_VERSION
+};
+static const struct option options[] = {
+        { "config", required_argument, NULL, ARG_CONFIG },
+        { "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
+        { "root", required_argument, NULL, ARG_ROOT },
+        { "bus", required_argument, NULL, ARG_BUS },
+        { "state-dir", required_argument, NULL, ARG_STATE_DIR },
+        { "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
+        { "dry-run", no_argument, NULL, ARG_DRY_RUN },
+        { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
+        { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
+        { "restore", no_argument, NULL, ARG_RESTORE },
+        { "version", no_argument, NULL, ARG_VERSION },
+        { "help", no_argument, NULL, 'h' },
+        {},
+};
+
 /* Returns 1 to run, 0 to exit successfully, negative on bad usage. */
 static int parse_args(int argc, char *argv[], struct args *a) {
-        enum {
-                ARG_CONFIG = 0x100,
-                ARG_CONFIG_DIR,
-                ARG_ROOT,
-                ARG_BUS,
-                ARG_STATE_DIR,
-                ARG_RUNTIME_DIR,
-                ARG_DRY_RUN,
-                ARG_LOG_LEVEL,
-                ARG_CHECK_CONFIG,
-                ARG_RESTORE,
-                ARG_VERSION
-        };
-        static const struct option options[] = {
-                { "config", required_argument, NULL, ARG_CONFIG },
-                { "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
-                { "root", required_argument, NULL, ARG_ROOT },
-                { "bus", required_argument, NULL, ARG_BUS },
-                { "state-dir", required_argument, NULL, ARG_STATE_DIR },
-                { "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
-                { "dry-run", no_argument, NULL, ARG_DRY_RUN },
-                { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
-                { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
-                { "restore", no_argument, NULL, ARG_RESTORE },
-                { "version", no_argument, NULL, ARG_VERSION },
-                { "help", no_argument, NULL, 'h' },
-                {},
-        };
         int c, level;
 
         opterr = 0;

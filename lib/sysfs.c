@@ -128,10 +128,79 @@ static int fd_real_path(int fd, char **ret) {
         return readlinkat_alloc(AT_FDCWD, link, ret);
 }
 
-static void move_to(int *cur, int *owned, int fd) {
-        safe_close(*owned);
-        *owned = fd;
-        *cur = fd;
+/* The state of one walk: where it started, the directory it is in, what is left to resolve. */
+struct walk {
+        int start;
+        int cur;
+        int owned; /* cur, when the walk opened it */
+        unsigned depth;
+        unsigned links;
+        bool in_root;
+        char *todo; /* owned; p points into it */
+        const char *p;
+};
+
+static void move_to(struct walk *w, int fd) {
+        safe_close(w->owned);
+        w->owned = fd;
+        w->cur = fd >= 0 ? fd : w->start;
+}
+
+/* "..": one directory up, never above the start (in_root: stays there; otherwise -EXDEV). */
+static int walk_up(struct walk *w) {
+        int fd;
+
+        if (w->depth == 0)
+                return w->in_root ? 0 : -EXDEV;
+        fd = openat(w->cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        move_to(w, fd);
+        w->depth--;
+        return 0;
+}
+
+/* A symlink: its target takes the place of the component; an absolute one starts at the start. */
+static int walk_link(struct walk *w, const char *comp, const char *rest) {
+        _cleanup_free_ char *target = NULL;
+        char *next;
+        int r;
+
+        if (++w->links > MAX_SYMLINKS)
+                return -ELOOP;
+        r = readlinkat_alloc(w->cur, comp, &target);
+        if (r < 0)
+                return r;
+        if (target[0] == '/') {
+                if (!w->in_root)
+                        return -EXDEV;
+                move_to(w, -EBADF);
+                w->depth = 0;
+        }
+        if (asprintf(&next, "%s/%s", target, rest) < 0)
+                return -ENOMEM;
+        free(w->todo);
+        w->todo = next;
+        w->p = next;
+        return 0;
+}
+
+/* The next component of w->p into comp; *ret_rest after it and its slashes. 0 at the end. */
+static int next_component(struct walk *w, char comp[static NAME_MAX + 1], const char **ret_rest) {
+        size_t len;
+
+        while (*w->p == '/')
+                w->p++;
+        if (*w->p == '\0')
+                return 0;
+        len = strcspn(w->p, "/");
+        if (len > NAME_MAX)
+                return -ENAMETOOLONG;
+        memcpy(comp, w->p, len);
+        comp[len] = '\0';
+        for (*ret_rest = w->p + len; **ret_rest == '/'; (*ret_rest)++)
+                ;
+        return 1;
 }
 
 /*
@@ -141,97 +210,62 @@ static void move_to(int *cur, int *owned, int fd) {
  * RESOLVE_BENEATH), an absolute symlink restarting at the start or refused the same way.
  */
 static int open_walk(int dirfd, const char *path, int flags, mode_t mode, bool in_root) {
-        _cleanup_free_ char *todo = strdup(path);
-        _cleanup_close_ int owned = -EBADF;
-        int cur = dirfd, fd;
-        unsigned depth = 0, links = 0;
-        const char *p;
+        struct walk w = {
+                .start = dirfd, .cur = dirfd, .owned = -EBADF, .in_root = in_root, .todo = strdup(path)
+        };
+        int r = 0, fd;
 
-        if (!todo)
+        if (!w.todo)
                 return -ENOMEM;
-        if (todo[0] == '/' && !in_root)
-                return -EXDEV;
-        for (p = todo;;) {
+        w.p = w.todo;
+        if (w.todo[0] == '/' && !in_root)
+                r = -EXDEV;
+        while (r >= 0) {
                 char comp[NAME_MAX + 1];
-                const char *rest;
+                const char *rest = NULL;
                 struct stat st;
-                size_t len;
                 bool last;
 
-                while (*p == '/')
-                        p++;
-                if (*p == '\0') {
-                        fd = openat(cur, ".", flags | O_CLOEXEC, mode);
-                        return fd < 0 ? -errno : fd;
+                r = next_component(&w, comp, &rest);
+                if (r < 0)
+                        break;
+                if (r == 0) {
+                        fd = openat(w.cur, ".", flags | O_CLOEXEC, mode);
+                        r = fd < 0 ? -errno : fd;
+                        break;
                 }
-                len = strcspn(p, "/");
-                if (len > NAME_MAX)
-                        return -ENAMETOOLONG;
-                memcpy(comp, p, len);
-                comp[len] = '\0';
-                for (rest = p + len; *rest == '/'; rest++)
-                        ;
                 last = *rest == '\0';
-
-                if (streq(comp, ".")) {
-                        p = rest;
+                if (streq(comp, ".") || streq(comp, "..")) {
+                        r = streq(comp, "..") ? walk_up(&w) : 0;
+                        w.p = rest;
                         continue;
                 }
-                if (streq(comp, "..")) {
-                        if (depth == 0) {
-                                if (!in_root)
-                                        return -EXDEV;
-                        } else {
-                                fd = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-                                if (fd < 0)
-                                        return -errno;
-                                move_to(&cur, &owned, fd);
-                                depth--;
+                if (fstatat(w.cur, comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                        if (!(errno == ENOENT && last && (flags & O_CREAT))) {
+                                r = -errno;
+                                break;
                         }
-                        p = rest;
-                        continue;
-                }
-
-                if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-                        if (!(errno == ENOENT && last && (flags & O_CREAT)))
-                                return -errno;
                 } else if (S_ISLNK(st.st_mode) && !(last && (flags & O_NOFOLLOW))) {
-                        _cleanup_free_ char *target = NULL;
-                        char *next;
-                        int r;
-
-                        if (++links > MAX_SYMLINKS)
-                                return -ELOOP;
-                        r = readlinkat_alloc(cur, comp, &target);
-                        if (r < 0)
-                                return r;
-                        if (target[0] == '/') {
-                                if (!in_root)
-                                        return -EXDEV;
-                                move_to(&cur, &owned, -EBADF);
-                                cur = dirfd;
-                                depth = 0;
-                        }
-                        if (asprintf(&next, "%s/%s", target, rest) < 0)
-                                return -ENOMEM;
-                        free(todo);
-                        todo = next;
-                        p = todo;
+                        r = walk_link(&w, comp, rest);
                         continue;
                 }
-
-                if (!last) {
-                        fd = openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                        if (fd < 0)
-                                return -errno;
-                        move_to(&cur, &owned, fd);
-                        depth++;
-                        p = rest;
-                        continue;
+                if (last) {
+                        fd = openat(w.cur, comp, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+                        r = fd < 0 ? -errno : fd;
+                        break;
                 }
-                fd = openat(cur, comp, flags | O_NOFOLLOW | O_CLOEXEC, mode);
-                return fd < 0 ? -errno : fd;
+                fd = openat(w.cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0) {
+                        r = -errno;
+                        break;
+                }
+                move_to(&w, fd);
+                w.depth++;
+                w.p = rest;
         }
+        safe_close(w.owned);
+        free(w.todo);
+        return r;
 }
 
 static int open_confined(int dirfd, const char *path, int flags, bool in_root) {
