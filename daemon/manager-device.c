@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* One managed device: evaluation with foreign-writer and error handling, the bus-facing
- * operations, persisted choices, and change publication. */
+/* One managed device: evaluation with foreign-writer and error handling, and the bus-facing
+ * operations. Persisted choices are manager-state.c, change publication manager-publish.c. */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -116,90 +116,6 @@ int device_open_load(struct manager_device *d) {
         if (r < 0)
                 return r;
         return 0;
-}
-
-static uint64_t hash_mix(uint64_t h, uint64_t v) {
-        /* FNV-1a over the value's bytes; only compared with itself. */
-        for (int i = 0; i < 8; i++) {
-                h ^= (v >> (i * 8)) & 0xff;
-                h *= UINT64_C(0x100000001b3);
-        }
-        return h;
-}
-
-static void snapshot(struct manager_device *d, struct device_published *p, bool full) {
-        struct df_device *dev = d->dev;
-
-        *p = d->published;
-        p->current = dev->mode == DF_MODE_GOVERN ? dev->current : 0;
-        p->error_serial = d->error_serial;
-        p->mode = dev->mode;
-        if (!full)
-                return;
-
-        const uint64_t *usable;
-        size_t n;
-        uint64_t h = UINT64_C(0xcbf29ce484222325);
-
-        p->governor = dev->mode == DF_MODE_GOVERN ? dev->governor.ops : NULL;
-        if (dev->mode == DF_MODE_CLAMP)
-                (void) df_node_kernel_governor(d->node, p->kernel_governor, sizeof(p->kernel_governor));
-        else
-                p->kernel_governor[0] = '\0';
-        df_device_get_range(dev, &p->min, &p->max);
-        df_device_get_usable(dev, &usable, &n);
-        for (size_t i = 0; i < n; i++)
-                h = hash_mix(h, usable[i]);
-        p->usable_hash = h;
-        h = UINT64_C(0xcbf29ce484222325);
-        for (size_t i = 0; i < dev->opps.n; i++)
-                h = hash_mix(hash_mix(h, dev->opps.opps[i].freq), dev->opps.opps[i].enabled);
-        p->opp_hash = h;
-        p->polling = manager_device_polling_ms(d);
-        for (int t = 0; t < _DF_QOS_TYPE_MAX; t++)
-                p->qos[t] = df_qos_read_value(&dev->qos, (enum df_qos_type) t);
-        memcpy(p->tunables, dev->governor.tunables, sizeof(p->tunables));
-}
-
-void device_publish(struct manager_device *d, bool full) {
-        struct device_published now, *was = &d->published;
-        const struct manager_listener *l = d->manager->listener;
-        unsigned mask = 0;
-
-        snapshot(d, &now, full);
-        if (now.current != was->current)
-                mask |= DEVICE_CHANGED_CURRENT_FREQUENCY;
-        if (now.error_serial != was->error_serial)
-                mask |= DEVICE_CHANGED_LAST_ERROR;
-        if (now.mode != was->mode)
-                mask |= DEVICE_CHANGED_MODE | DEVICE_CHANGED_AVAILABLE_GOVERNORS;
-        if (full) {
-                if (now.governor != was->governor || !streq(now.kernel_governor, was->kernel_governor))
-                        mask |= DEVICE_CHANGED_GOVERNOR | DEVICE_CHANGED_TUNABLES;
-                if (now.min != was->min)
-                        mask |= DEVICE_CHANGED_MIN_FREQUENCY;
-                if (now.max != was->max)
-                        mask |= DEVICE_CHANGED_MAX_FREQUENCY;
-                if (now.usable_hash != was->usable_hash)
-                        mask |= DEVICE_CHANGED_AVAILABLE_FREQUENCIES;
-                if (now.opp_hash != was->opp_hash)
-                        mask |= DEVICE_CHANGED_OPERATING_POINTS;
-                if (now.polling != was->polling)
-                        mask |= DEVICE_CHANGED_POLLING_INTERVAL;
-                if (now.qos[DF_QOS_MIN_FREQUENCY] != was->qos[DF_QOS_MIN_FREQUENCY])
-                        mask |= DEVICE_CHANGED_QOS_MIN_FREQUENCY;
-                if (now.qos[DF_QOS_MAX_FREQUENCY] != was->qos[DF_QOS_MAX_FREQUENCY])
-                        mask |= DEVICE_CHANGED_QOS_MAX_FREQUENCY;
-                if (now.qos[DF_QOS_LATENCY] != was->qos[DF_QOS_LATENCY])
-                        mask |= DEVICE_CHANGED_QOS_LATENCY;
-                if (memcmp(now.tunables, was->tunables, sizeof(now.tunables)) != 0)
-                        mask |= DEVICE_CHANGED_TUNABLES;
-        }
-        *was = now;
-        if (mask && l && l->device_changed)
-                l->device_changed(
-                        d->manager, d, full ? mask : mask | DEVICE_CHANGED_BY_POLL,
-                        d->manager->listener_userdata);
 }
 
 /* Someone may have switched the kernel governor: select userspace again and write at once. */
@@ -382,7 +298,7 @@ static void persist(struct manager_device *d, const char *key, const char *value
                 log_warning_errno(r, "%s: cannot remember the choice %s=%s: %m", d->name, key, value);
 }
 
-static int switch_governor(struct manager_device *d, const struct df_governor_ops *ops) {
+int switch_governor(struct manager_device *d, const struct df_governor_ops *ops) {
         const struct df_governor_ops *old = d->dev->governor.ops;
         int r;
 
@@ -584,98 +500,6 @@ int manager_device_available_governors(struct manager_device *d, char ***ret, si
 
 uint64_t manager_device_polling_ms(const struct manager_device *d) {
         return df_device_polls(d->dev) ? d->spec->polling_usec / 1000 : 0;
-}
-
-/* Forget the choice at *i of a walk over the list: the walk goes on with the one after it. */
-static void forget_at(struct state *s, const char *device, const char *key, size_t *i) {
-        size_t before = s->n;
-
-        (void) state_forget(s, device, key);
-        if (s->n < before)
-                (*i)--; /* wraps at 0, and the loop's ++ brings it back */
-}
-
-static void apply_saved_governor(struct manager_device *d, struct state *s) {
-        char config[DF_ATTR_VALUE_MAX + 16];
-        const struct state_choice *c = state_get(s, d->name, "governor");
-
-        if (!c)
-                return;
-        df_spec_config_governor(d->spec, config, sizeof(config));
-        if (!streq(c->config, config)) {
-                log_info("%s: the configured governor changed; forgetting the saved choice %s", d->name, c->value);
-                (void) state_forget(s, d->name, "governor");
-                (void) state_forget(s, d->name, "tunable:");
-                (void) state_forget(s, d->name, "frequency");
-        } else if (d->dev->mode == DF_MODE_CLAMP) {
-                if (df_node_set_kernel_governor(d->node, c->value) < 0)
-                        log_warning("%s: cannot restore the saved kernel governor %s", d->name, c->value);
-        } else {
-                const struct df_governor_ops *ops = df_governor_find(c->value);
-                if (!ops || (ops != d->dev->governor.ops && switch_governor(d, ops) < 0))
-                        log_warning("%s: cannot restore the saved governor %s", d->name, c->value);
-        }
-}
-
-static void apply_saved_tunables(struct manager_device *d, struct state *s) {
-        char buf[16];
-        uint32_t v;
-
-        for (size_t i = 0; i < s->n; i++) {
-                const struct state_choice *t = &s->choices[i];
-                const char *name;
-
-                if (!streq(t->device, d->name) || strncmp(t->key, "tunable:", 8) != 0)
-                        continue;
-                name = t->key + 8;
-                df_spec_config_tunable(d->spec, name, buf, sizeof(buf));
-                if (streq(t->config, buf) && df_safe_atou32(t->value, &v) >= 0 &&
-                    d->dev->mode == DF_MODE_GOVERN && df_governor_set_tunable(&d->dev->governor, name, v) >= 0)
-                        continue;
-                log_info("%s: forgetting the saved tunable %s=%s", d->name, name, t->value);
-                forget_at(s, d->name, t->key, &i);
-        }
-}
-
-static void apply_saved_frequency(struct manager_device *d, struct state *s) {
-        const struct state_choice *c = state_get(s, d->name, "frequency");
-        char config[32];
-        uint64_t f;
-
-        if (!c)
-                return;
-        df_spec_config_initial(d->spec, config, sizeof(config));
-        if (streq(c->config, config) && df_safe_atou64(c->value, &f) >= 0 &&
-            d->dev->governor.ops == &df_governor_userspace)
-                df_governor_userspace_set(&d->dev->governor, f);
-        else
-                (void) state_forget(s, d->name, "frequency");
-}
-
-static void apply_saved_points(struct manager_device *d, struct state *s) {
-        uint64_t f;
-
-        for (size_t i = 0; i < s->n; i++) {
-                const struct state_choice *o = &s->choices[i];
-
-                if (!streq(o->device, d->name) || strncmp(o->key, "opp:", 4) != 0)
-                        continue;
-                if (df_safe_atou64(o->key + 4, &f) >= 0 && streq(o->config, df_spec_config_point(d->spec, f)) &&
-                    df_device_set_opp_enabled(d->dev, f, streq(o->value, "enabled")) >= 0)
-                        continue;
-                forget_at(s, d->name, o->key, &i);
-        }
-}
-
-/* Persisted choices: applied unless the configuration's value for the key changed since. */
-int device_apply_state(struct manager_device *d) {
-        struct state *s = d->manager->state;
-
-        apply_saved_governor(d, s);
-        apply_saved_tunables(d, s);
-        apply_saved_frequency(d, s);
-        apply_saved_points(d, s);
-        return 0;
 }
 
 /* Phase two of attaching: the first writes (originals recorded just before), state, evaluation. */

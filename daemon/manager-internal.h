@@ -14,6 +14,8 @@ void device_publish(struct manager_device *d, bool full);
 void device_set_error(struct manager_device *d, int level, const char *fmt, ...) _printf_(3, 4);
 int device_activate(struct manager_device *d);
 int device_apply_state(struct manager_device *d);
+/* Switch the governor of a govern-mode device, its load source with it; the old one back on error. */
+int switch_governor(struct manager_device *d, const struct df_governor_ops *ops);
 int device_open_load(struct manager_device *d);
 struct manager_device *device_free(struct manager_device *d);
 int node_first_write(struct df_node *n, void *userdata);
