@@ -45,8 +45,7 @@ static uint64_t to_node_units(const struct df_node *n, uint64_t hz, enum roundin
  * The one place that writes: the originals are recorded before the first real write (not before
  * writing them back), dry-run only says what it would do, and a failure names the attribute.
  */
-static int node_write_over(
-        struct df_node *n, int fd, const char *attr, const char *value, bool restoring, size_t current_len) {
+int node_write(struct df_node *n, int fd, const char *attr, const char *value, bool restoring) {
         int r;
 
         if (n->dry_run) {
@@ -65,21 +64,17 @@ static int node_write_over(
                 }
                 n->wrote_once = true;
         }
-        r = fd >= 0 ? df_attr_pwrite_over(fd, value, current_len) : df_attr_write(n->dirfd, attr, value);
+        r = fd >= 0 ? df_attr_pwrite(fd, value) : df_attr_write(n->dirfd, attr, value);
         if (r < 0)
                 node_set_error(n, "write %s/%s: %s", n->path, attr, strerror(-r));
         return r;
 }
 
-int node_write(struct df_node *n, int fd, const char *attr, const char *value, bool restoring) {
-        return node_write_over(n, fd, attr, value, restoring, 0);
-}
-
-static int node_write_u64(struct df_node *n, int fd, const char *attr, uint64_t value, size_t current_len) {
+static int node_write_u64(struct df_node *n, int fd, const char *attr, uint64_t value) {
         char buf[32];
 
         snprintf(buf, sizeof(buf), "%" PRIu64, value);
-        return node_write_over(n, fd, attr, buf, false, current_len);
+        return node_write(n, fd, attr, buf, false);
 }
 
 static int open_kept(struct df_node *n, const char *attr, int flags, int *ret) {
@@ -158,12 +153,12 @@ static int write_range(struct df_node *n, uint64_t min, uint64_t max, bool max_f
         n->has_written = false;
         for (int step = 0; step < 2; step++) {
                 if ((step == 0) == max_first) {
-                        r = node_write_u64(n, n->max_fd, node_attrs(n)->max, hi, 0);
+                        r = node_write_u64(n, n->max_fd, node_attrs(n)->max, hi);
                         if (r < 0)
                                 return r;
                         n->written_max = node_to_hz(n, hi);
                 } else {
-                        r = node_write_u64(n, n->min_fd, node_attrs(n)->min, lo, 0);
+                        r = node_write_u64(n, n->min_fd, node_attrs(n)->min, lo);
                         if (r < 0)
                                 return r;
                         n->written_min = node_to_hz(n, lo);
@@ -183,10 +178,7 @@ static int node_set_frequency(void *userdata, uint64_t freq, uint64_t previous) 
         switch (n->drive) {
         case DF_DRIVE_USERSPACE:
                 v = to_node_units(n, freq, ROUND_NEAREST);
-                /* The read-back of this evaluation said how long the value there is: a write that
-                 * covers it needs no ftruncate. Good for one write only. */
-                r = node_write_u64(n, n->applied_fd, node_attrs(n)->applied, v, n->applied_len);
-                n->applied_len = 0;
+                r = node_write_u64(n, n->applied_fd, node_attrs(n)->applied, v);
                 if (r < 0)
                         return r;
                 n->written = node_to_hz(n, v);
@@ -323,10 +315,9 @@ int df_node_check_foreign(struct df_node *n, uint64_t *ret_seen) {
 
         node_clear_error(n);
 
-        n->applied_len = 0;
         if (n->dry_run || n->drive != DF_DRIVE_USERSPACE || !n->has_written || n->applied_fd < 0)
                 return 0;
-        r = df_attr_pread_u64_len(n->applied_fd, &v, &n->applied_len);
+        r = df_attr_pread_u64(n->applied_fd, &v);
         if (r < 0) {
                 node_set_error(n, "read %s/%s: %s", n->path, node_attrs(n)->applied, strerror(-r));
                 return r;

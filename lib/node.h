@@ -73,7 +73,6 @@ struct df_node {
         int min_fd;     /* min_freq / scaling_min_freq, kept open */
         int max_fd;
         bool has_written;
-        size_t applied_len;   /* digits in the applied-value attribute as just read back, 0: unknown */
         uint64_t written;     /* Hz, last value written to the applied-value attribute */
         uint64_t written_min; /* Hz, pinned or clamp */
         uint64_t written_max;

@@ -408,27 +408,6 @@ int df_attr_pread_u64(int fd, uint64_t *ret) {
         return parse_u64(buf, (size_t) n, ret);
 }
 
-int df_attr_pread_u64_len(int fd, uint64_t *ret, size_t *ret_len) {
-        char buf[64];
-        ssize_t n;
-        int r;
-
-        n = df_attr_pread(fd, buf, sizeof(buf));
-        if (n < 0)
-                return (int) n;
-        r = parse_u64(buf, (size_t) n, ret);
-        if (r < 0)
-                return r;
-        /* Only plain digits without a leading zero: then the length is the value's own. */
-        *ret_len = (size_t) n;
-        for (ssize_t i = 0; i < n; i++)
-                if (buf[i] < '0' || buf[i] > '9')
-                        *ret_len = 0;
-        if (n > 1 && buf[0] == '0')
-                *ret_len = 0;
-        return 0;
-}
-
 int df_attr_read_u64(int dirfd, const char *name, uint64_t *ret) {
         _cleanup_close_ int fd = df_attr_open(dirfd, name, O_RDONLY);
 
@@ -438,10 +417,6 @@ int df_attr_read_u64(int dirfd, const char *name, uint64_t *ret) {
 }
 
 int df_attr_pwrite(int fd, const char *value) {
-        return df_attr_pwrite_over(fd, value, 0);
-}
-
-int df_attr_pwrite_over(int fd, const char *value, size_t current_len) {
         size_t len = strlen(value);
         ssize_t n;
 
@@ -452,9 +427,6 @@ int df_attr_pwrite_over(int fd, const char *value, size_t current_len) {
                 return -errno;
         if ((size_t) n != len)
                 return -EIO;
-        /* What is left of a value no longer than this one is at most its newline. */
-        if (current_len > 0 && len >= current_len)
-                return 0;
         /* sysfs ignores the size; a plain file of a test root keeps no tail of a longer value.
          * Objects that cannot be truncated at all (EINVAL) took the value with the write. */
         if (ftruncate(fd, (off_t) len) < 0 && errno != EINVAL)

@@ -53,11 +53,6 @@ ssize_t df_attr_read(int dirfd, const char *name, char *buf, size_t size);
 /* One base-10 integer (surrounding whitespace allowed, nothing else). */
 int df_attr_pread_u64(int fd, uint64_t *ret);
 int df_attr_read_u64(int dirfd, const char *name, uint64_t *ret);
-/*
- * df_attr_pread_u64(), and in *ret_len the value's length when the attribute holds exactly its
- * digits (and at most a trailing newline), else 0: what df_attr_pwrite_over() needs to know.
- */
-int df_attr_pread_u64_len(int fd, uint64_t *ret, size_t *ret_len);
 
 /*
  * Replace the whole value: one pwrite of the complete string at offset 0, then ftruncate (sysfs
@@ -65,11 +60,6 @@ int df_attr_pread_u64_len(int fd, uint64_t *ret, size_t *ret_len);
  */
 int df_attr_pwrite(int fd, const char *value);
 int df_attr_pwrite_u64(int fd, uint64_t value);
-/*
- * df_attr_pwrite() over a value of `current_len` characters and at most a newline, as read just
- * before (0: unknown): a value at least that long covers it, and the ftruncate is left out.
- */
-int df_attr_pwrite_over(int fd, const char *value, size_t current_len);
 int df_attr_write(int dirfd, const char *name, const char *value);
 
 /*

@@ -236,54 +236,6 @@ END_TEST
 
 /* A value read back as plain digits can be overwritten without ftruncate by one at least as long;
  * anything else (unknown length, a shorter value, a value with spaces or leading zeros) truncates. */
-START_TEST(test_pwrite_over) {
-        char *root = df_test_root_new("sysfs");
-        struct df_root r;
-        uint64_t v;
-        size_t len = 99;
-        int fd;
-
-        df_test_put(root, "sys/x/set_freq", "800000000\n");
-        ck_assert_int_eq(df_root_open(root, &r), 0);
-        fd = df_root_open_path(&r, "/sys/x/set_freq", O_RDWR);
-        ck_assert_int_ge(fd, 0);
-
-        ck_assert_int_eq(df_attr_pread_u64_len(fd, &v, &len), 0);
-        ck_assert_uint_eq(v, 800000000);
-        ck_assert_uint_eq(len, 9);
-        ck_assert_int_eq(df_attr_pwrite_over(fd, "200000000", len), 0);
-        {
-                _cleanup_free_ char *s = df_test_get(root, "sys/x/set_freq");
-                ck_assert_str_eq(s, "200000000\n"); /* the newline stays, nothing else */
-        }
-        ck_assert_int_eq(df_attr_pread_u64_len(fd, &v, &len), 0);
-        ck_assert_uint_eq(v, 200000000);
-        ck_assert_uint_eq(len, 9);
-        ck_assert_int_eq(df_attr_pwrite_over(fd, "5", len), 0);
-        {
-                _cleanup_free_ char *s = df_test_get(root, "sys/x/set_freq");
-                ck_assert_str_eq(s, "5");
-        }
-
-        df_test_put(root, "sys/x/set_freq", "0800000000\n");
-        ck_assert_int_eq(df_attr_pread_u64_len(fd, &v, &len), 0);
-        ck_assert_uint_eq(v, 800000000);
-        ck_assert_uint_eq(len, 0);
-        df_test_put(root, "sys/x/set_freq", " 800000000\n");
-        ck_assert_int_eq(df_attr_pread_u64_len(fd, &v, &len), 0);
-        ck_assert_uint_eq(len, 0);
-        ck_assert_int_eq(df_attr_pwrite_over(fd, "300000000", len), 0);
-        {
-                _cleanup_free_ char *s = df_test_get(root, "sys/x/set_freq");
-                ck_assert_str_eq(s, "300000000");
-        }
-
-        close(fd);
-        df_root_close(&r);
-        df_test_root_free(root);
-}
-END_TEST
-
 START_TEST(test_pread_sizes) {
         char *root = df_test_root_new("sysfs");
         struct df_root r;
@@ -428,7 +380,6 @@ static Suite *suite(void) {
 
         tc = tcase_create("read-write");
         tcase_add_test(tc, test_pwrite_shorter_value);
-        tcase_add_test(tc, test_pwrite_over);
         tcase_add_test(tc, test_pread_sizes);
         tcase_add_test(tc, test_read_u64);
         suite_add_tcase(s, tc);
