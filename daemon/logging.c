@@ -32,20 +32,7 @@ enum log_target log_get_target(void) {
         return target;
 }
 
-const char *log_level_to_string(int level) {
-        if (level < 0 || level > LOG_DEBUG)
-                return NULL;
-        return level_table[level];
-}
-
-int log_level_from_string(const char *s) {
-        if (!s)
-                return -EINVAL;
-        for (int i = 0; i <= LOG_DEBUG; i++)
-                if (streq(level_table[i], s))
-                        return i;
-        return -EINVAL;
-}
+DEFINE_STRING_TABLE(log_level, int, level_table, LOG_DEBUG + 1, -EINVAL)
 
 int log_internalv(int level, int error, const char *fmt, va_list ap) {
         char line[2048 + 8];

@@ -14,20 +14,7 @@ static const char *const mode_table[_DF_MODE_MAX] = {
         [DF_MODE_CLAMP] = "clamp",
 };
 
-const char *df_mode_to_string(enum df_mode m) {
-        if (m < 0 || m >= _DF_MODE_MAX)
-                return NULL;
-        return mode_table[m];
-}
-
-enum df_mode df_mode_from_string(const char *s) {
-        if (!s)
-                return _DF_MODE_INVALID;
-        for (int i = 0; i < _DF_MODE_MAX; i++)
-                if (streq(mode_table[i], s))
-                        return (enum df_mode) i;
-        return _DF_MODE_INVALID;
-}
+DEFINE_STRING_TABLE(df_mode, enum df_mode, mode_table, _DF_MODE_MAX, _DF_MODE_INVALID)
 
 static void device_changed(struct df_device *d) {
         d->dirty = true;

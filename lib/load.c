@@ -23,31 +23,26 @@ static const char *const kind_table[_DF_LOAD_KIND_MAX] = {
         [DF_LOAD_PERCENT] = "percent",
 };
 
-const char *df_load_kind_to_string(enum df_load_kind k) {
-        if (k < 0 || k >= _DF_LOAD_KIND_MAX)
-                return NULL;
-        return kind_table[k];
-}
+DEFINE_STRING_TABLE(df_load_kind, enum df_load_kind, kind_table, _DF_LOAD_KIND_MAX, _DF_LOAD_KIND_INVALID)
 
 int df_load_spec_parse(const char *spec, enum df_load_kind *ret_kind, char **ret_path) {
         enum df_load_kind k;
-        const char *path = NULL;
+        _cleanup_free_ char *name = NULL;
+        const char *path;
         char *p = NULL;
 
         if (!spec)
                 return -EINVAL;
-        if (streq(spec, "none"))
-                k = DF_LOAD_NONE;
-        else if (streq(spec, "proc-stat"))
-                k = DF_LOAD_PROC_STAT;
-        else if (strneq(spec, "counters:", 9)) {
-                k = DF_LOAD_COUNTERS;
-                path = spec + 9;
-        } else if (strneq(spec, "percent:", 8)) {
-                k = DF_LOAD_PERCENT;
-                path = spec + 8;
-        } else
+        /* KIND or KIND:PATH, the path for the kinds that read a file and for them alone. */
+        path = strchr(spec, ':');
+        name = path ? strndup(spec, (size_t) (path - spec)) : strdup(spec);
+        if (!name)
+                return -ENOMEM;
+        k = df_load_kind_from_string(name);
+        if (k < 0 || (k == DF_LOAD_COUNTERS || k == DF_LOAD_PERCENT) != !!path)
                 return -EINVAL;
+        if (path)
+                path++;
         if (path && df_path_check(path) < 0)
                 return -EINVAL;
         if (path && !(p = strdup(path)))

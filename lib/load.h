@@ -20,6 +20,7 @@ enum df_load_kind {
 
 /* "none", "proc-stat", "counters", "percent". */
 const char *df_load_kind_to_string(enum df_load_kind k);
+enum df_load_kind df_load_kind_from_string(const char *s);
 
 /*
  * Parse a load specification: "none", "proc-stat", "counters:PATH", "percent:PATH" (PATH must

@@ -91,3 +91,18 @@ static inline const char *yes_no(int b) {
                 (a) = (b);                                                                                   \
                 (b) = _swap_tmp_;                                                                            \
         } while (0)
+
+/*
+ * The names of an enumeration, kept once in a table: defines NAME_to_string() (NULL out of range)
+ * and NAME_from_string() (`invalid` for an unknown name or NULL), as logind's string tables do.
+ */
+#define DEFINE_STRING_TABLE(name, type, table, max, invalid)                                                 \
+        const char *name##_to_string(type v) {                                                               \
+                return (int) v < 0 || (int) v >= (max) ? NULL : (table)[v];                                  \
+        }                                                                                                    \
+        type name##_from_string(const char *s) {                                                             \
+                for (int i = 0; s && i < (max); i++)                                                         \
+                        if ((table)[i] && streq((table)[i], s))                                              \
+                                return (type) i;                                                             \
+                return (invalid);                                                                            \
+        }

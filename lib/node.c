@@ -32,20 +32,7 @@ static const char *const kind_table[_DF_KIND_MAX] = {
         [DF_KIND_CPUFREQ] = "cpufreq",
 };
 
-const char *df_kind_to_string(enum df_kind k) {
-        if (k < 0 || k >= _DF_KIND_MAX)
-                return NULL;
-        return kind_table[k];
-}
-
-enum df_kind df_kind_from_string(const char *s) {
-        if (!s)
-                return _DF_KIND_INVALID;
-        for (int i = 0; i < _DF_KIND_MAX; i++)
-                if (streq(kind_table[i], s))
-                        return (enum df_kind) i;
-        return _DF_KIND_INVALID;
-}
+DEFINE_STRING_TABLE(df_kind, enum df_kind, kind_table, _DF_KIND_MAX, _DF_KIND_INVALID)
 
 const struct kind_attrs *node_attrs(const struct df_node *n) {
         return &kind_attrs[n->kind];

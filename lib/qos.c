@@ -24,18 +24,7 @@ static bool type_valid(enum df_qos_type t) {
         return t >= 0 && t < _DF_QOS_TYPE_MAX;
 }
 
-const char *df_qos_type_to_string(enum df_qos_type t) {
-        return type_valid(t) ? qos_type_table[t] : NULL;
-}
-
-enum df_qos_type df_qos_type_from_string(const char *s) {
-        if (!s)
-                return _DF_QOS_TYPE_INVALID;
-        for (int t = 0; t < _DF_QOS_TYPE_MAX; t++)
-                if (streq(s, qos_type_table[t]))
-                        return (enum df_qos_type) t;
-        return _DF_QOS_TYPE_INVALID;
-}
+DEFINE_STRING_TABLE(df_qos_type, enum df_qos_type, qos_type_table, _DF_QOS_TYPE_MAX, _DF_QOS_TYPE_INVALID)
 
 void df_qos_init(struct df_qos *q) {
         *q = (struct df_qos){};
