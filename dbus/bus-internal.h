@@ -7,25 +7,10 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "bus-names.h"
 #include "bus.h"
 #include "manager.h"
 #include "qos.h"
-
-#define OBJECT_ROOT "/org/devfreqd/Devfreq1"
-#define DEVICE_PREFIX "/org/devfreqd/Devfreq1/device"
-#define REQUEST_PREFIX "/org/devfreqd/Devfreq1/request"
-#define IFACE_MANAGER "org.devfreqd.Devfreq1.Manager"
-#define IFACE_DEVICE "org.devfreqd.Devfreq1.Device"
-#define IFACE_REQUEST "org.devfreqd.Devfreq1.Request"
-
-#define ERROR_NO_SUCH_DEVICE "org.devfreqd.Devfreq1.Error.NoSuchDevice"
-#define ERROR_NO_SUCH_REQUEST "org.devfreqd.Devfreq1.Error.NoSuchRequest"
-#define ERROR_NO_SUCH_OPERATING_POINT "org.devfreqd.Devfreq1.Error.NoSuchOperatingPoint"
-#define ERROR_INVALID_GOVERNOR "org.devfreqd.Devfreq1.Error.InvalidGovernor"
-#define ERROR_WRONG_GOVERNOR "org.devfreqd.Devfreq1.Error.WrongGovernor"
-#define ERROR_INVALID_CONFIGURATION "org.devfreqd.Devfreq1.Error.InvalidConfiguration"
-#define ERROR_TOO_MANY_REQUESTS "org.devfreqd.Devfreq1.Error.TooManyRequests"
-#define ERROR_DEVICE_FAILED "org.devfreqd.Devfreq1.Error.DeviceFailed"
 
 #define ACTION_REQUEST "org.devfreqd.devfreq1.request"
 #define ACTION_SET_GOVERNOR "org.devfreqd.devfreq1.set-governor"

@@ -6,9 +6,8 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "bus-names.h"
 #include "manager.h"
-
-#define BUS_NAME "org.devfreqd.Devfreq1"
 
 struct bus;
 

@@ -7,17 +7,8 @@
 #include <stdio.h>
 #include <systemd/sd-bus.h>
 
+#include "bus-names.h"
 #include "macro.h"
-
-#define BUS_NAME "org.devfreqd.Devfreq1"
-#define OBJECT_ROOT "/org/devfreqd/Devfreq1"
-#define DEVICE_PREFIX "/org/devfreqd/Devfreq1/device"
-#define REQUEST_PREFIX "/org/devfreqd/Devfreq1/request"
-#define IFACE_MANAGER "org.devfreqd.Devfreq1.Manager"
-#define IFACE_DEVICE "org.devfreqd.Devfreq1.Device"
-#define IFACE_REQUEST "org.devfreqd.Devfreq1.Request"
-#define IFACE_OBJECT_MANAGER "org.freedesktop.DBus.ObjectManager"
-#define IFACE_PROPERTIES "org.freedesktop.DBus.Properties"
 
 /* Exit statuses: the daemon or the bus said no, or the command line is wrong. */
 #define EXIT_DAEMON 1
