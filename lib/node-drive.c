@@ -12,6 +12,7 @@
 #include "macro.h"
 #include "node-internal.h"
 #include "node.h"
+#include "units.h"
 
 void node_set_error(struct df_node *n, const char *fmt, ...) {
         va_list ap;
@@ -246,7 +247,7 @@ const struct df_backend_ops df_node_backend_ops = {
 static bool shows_written(const struct df_node *n, const char *seen, uint64_t written, bool is_max) {
         uint64_t v;
 
-        if (node_word_to_u64(seen, &v) < 0)
+        if (df_safe_atou64(seen, &v) < 0)
                 return false;
         v = node_to_hz(n, v);
         if (v == written)
@@ -303,9 +304,9 @@ void df_node_found_range(const struct df_node *n, uint64_t *ret_min, uint64_t *r
 
         *ret_min = 0;
         *ret_max = UINT64_MAX;
-        if (node_word_to_u64(n->found_min, &v) >= 0 && v > 0 && node_to_hz(n, v) > n->hw_min)
+        if (df_safe_atou64(n->found_min, &v) >= 0 && v > 0 && node_to_hz(n, v) > n->hw_min)
                 *ret_min = node_to_hz(n, v);
-        if (node_word_to_u64(n->found_max, &v) >= 0 && v > 0 && (n->hw_max == 0 || node_to_hz(n, v) < n->hw_max))
+        if (df_safe_atou64(n->found_max, &v) >= 0 && v > 0 && (n->hw_max == 0 || node_to_hz(n, v) < n->hw_max))
                 *ret_max = node_to_hz(n, v);
 }
 

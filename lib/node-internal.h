@@ -20,7 +20,6 @@ const struct kind_attrs *node_attrs(const struct df_node *n);
 int node_read_text(int dirfd, const char *name, char **ret);
 /* A single word (a governor, a number as sysfs shows it), surrounding whitespace removed. */
 int node_read_word(int dirfd, const char *name, char *buf, size_t size);
-int node_word_to_u64(const char *s, uint64_t *ret);
 uint64_t node_to_hz(const struct df_node *n, uint64_t v);
 void node_close_kept(struct df_node *n);
 

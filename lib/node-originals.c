@@ -10,6 +10,7 @@
 #include "macro.h"
 #include "node-internal.h"
 #include "node.h"
+#include "units.h"
 
 int df_node_read_originals(struct df_node *n, struct df_originals *ret) {
         const struct kind_attrs *a = node_attrs(n);
@@ -35,8 +36,7 @@ int df_node_read_originals(struct df_node *n, struct df_originals *ret) {
         /* Under the kernel's userspace governor the frequency set is a setting too. devfreq shows
          * "undefined" before anything was set: then there is none to keep. */
         if (streq(o.governor, "userspace") &&
-            (node_read_word(n->dirfd, a->applied, o.freq, sizeof(o.freq)) < 0 ||
-             node_word_to_u64(o.freq, &v) < 0))
+            (node_read_word(n->dirfd, a->applied, o.freq, sizeof(o.freq)) < 0 || df_safe_atou64(o.freq, &v) < 0))
                 o.freq[0] = '\0';
         *ret = o;
         return 0;
@@ -46,7 +46,7 @@ int df_node_read_originals(struct df_node *n, struct df_originals *ret) {
 static bool value_fits(const struct df_node *n, const char *value, bool zero_ok) {
         uint64_t v, hz;
 
-        if (node_word_to_u64(value, &v) < 0)
+        if (df_safe_atou64(value, &v) < 0)
                 return false;
         if (v == 0 && zero_ok)
                 return true;
@@ -94,7 +94,7 @@ static bool at_bound(const char *value, const char *bound, bool is_min) {
 
         if (!*bound)
                 return false;
-        if (node_word_to_u64(value, &v) < 0 || node_word_to_u64(bound, &b) < 0)
+        if (df_safe_atou64(value, &v) < 0 || df_safe_atou64(bound, &b) < 0)
                 return streq(value, bound);
         return is_min ? v <= b : v >= b;
 }
@@ -109,7 +109,7 @@ int node_write_limits(struct df_node *n, const char *min, const char *max, const
                 min = devfreq ? "0" : hw_min;
         if (at_bound(max, hw_max, false))
                 max = devfreq ? "0" : hw_max;
-        if (node_word_to_u64(min, &new_min) < 0)
+        if (df_safe_atou64(min, &new_min) < 0)
                 new_min = 0;
         if (df_attr_read_u64(n->dirfd, a->max, &cur_max) < 0)
                 cur_max = UINT64_MAX;

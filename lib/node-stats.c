@@ -11,6 +11,7 @@
 #include "node-internal.h"
 #include "node.h"
 #include "stats.h"
+#include "units.h"
 
 struct kstats {
         size_t n;
@@ -58,7 +59,7 @@ static int span_u64(const char *s, size_t len, uint64_t *ret) {
                 return -EINVAL;
         memcpy(buf, s + i, len - i);
         buf[len - i] = '\0';
-        return node_word_to_u64(buf, ret);
+        return df_safe_atou64(buf, ret);
 }
 
 /* Whitespace-separated numbers of `s`: exactly n, or -EINVAL. */

@@ -15,6 +15,7 @@
 #include "node-internal.h"
 #include "node.h"
 #include "stats.h"
+#include "units.h"
 
 /* The largest attribute read whole (trans_stat and trans_table stop at PAGE_SIZE in the kernel). */
 #define TEXT_MAX (1024 * 1024)
@@ -85,20 +86,6 @@ int node_read_word(int dirfd, const char *name, char *buf, size_t size) {
                         return -EINVAL;
         memmove(buf, buf + start, end - start);
         buf[end - start] = '\0';
-        return 0;
-}
-
-int node_word_to_u64(const char *s, uint64_t *ret) {
-        uint64_t v = 0;
-
-        if (!*s)
-                return -EINVAL;
-        for (; *s; s++) {
-                if (*s < '0' || *s > '9' || v > (UINT64_MAX - (uint64_t) (*s - '0')) / 10)
-                        return -EINVAL;
-                v = v * 10 + (uint64_t) (*s - '0');
-        }
-        *ret = v;
         return 0;
 }
 
@@ -280,7 +267,7 @@ static void closedirp(DIR **d) {
 static bool policy_number(const char *path, uint64_t *ret) {
         const char *name = strrchr(path, '/') + 1;
 
-        return strneq(name, "policy", 6) && node_word_to_u64(name + 6, ret) >= 0;
+        return strneq(name, "policy", 6) && df_safe_atou64(name + 6, ret) >= 0;
 }
 
 static int cmp_discovered(const void *a, const void *b) {
@@ -312,8 +299,7 @@ static int list_dir(const struct df_root *root, const char *dir, bool policies, 
 
                 if (!df_name_valid(de->d_name) || de->d_type == DT_REG)
                         continue;
-                if (policies &&
-                    !(strneq(de->d_name, "policy", 6) && node_word_to_u64(de->d_name + 6, &num) >= 0))
+                if (policies && !(strneq(de->d_name, "policy", 6) && df_safe_atou64(de->d_name + 6, &num) >= 0))
                         continue;
                 char **nv = realloc(*v, (*n + 2) * sizeof(char *));
                 if (!nv)

@@ -20,6 +20,7 @@
 
 #include "macro.h"
 #include "sysfs.h"
+#include "units.h"
 
 /* kernel: include/linux/namei.h MAXSYMLINKS */
 #define MAX_SYMLINKS 40
@@ -374,28 +375,15 @@ ssize_t df_attr_read(int dirfd, const char *name, char *buf, size_t size) {
 }
 
 /* A base-10 number with optional surrounding whitespace; no sign, nothing else. */
+/* One integer between optional whitespace. */
 static int parse_u64(const char *s, size_t len, uint64_t *ret) {
-        uint64_t v = 0;
         size_t i = 0, end = len;
 
         while (i < end && is_space(s[i]))
                 i++;
         while (end > i && is_space(s[end - 1]))
                 end--;
-        if (i == end)
-                return -EINVAL;
-        for (; i < end; i++) {
-                unsigned d;
-
-                if (s[i] < '0' || s[i] > '9')
-                        return -EINVAL;
-                d = (unsigned) (s[i] - '0');
-                if (v > (UINT64_MAX - d) / 10)
-                        return -ERANGE;
-                v = v * 10 + d;
-        }
-        *ret = v;
-        return 0;
+        return df_digits_to_u64(s + i, end - i, ret);
 }
 
 int df_attr_pread_u64(int fd, uint64_t *ret) {

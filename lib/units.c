@@ -53,10 +53,14 @@ static bool ascii_caseeq(const char *a, const char *b) {
 }
 
 /* Digits [s, s+len) accumulated with overflow checking. */
-static int digits_to_u64(const char *s, size_t len, uint64_t *ret) {
+int df_digits_to_u64(const char *s, size_t len, uint64_t *ret) {
         uint64_t v = 0;
 
+        if (len == 0)
+                return -EINVAL;
         for (size_t i = 0; i < len; i++) {
+                if (s[i] < '0' || s[i] > '9')
+                        return -EINVAL;
                 unsigned d = (unsigned) (s[i] - '0');
 
                 if (v > (UINT64_MAX - d) / 10)
@@ -72,10 +76,8 @@ int df_safe_atou64(const char *s, uint64_t *ret) {
 
         if (!s)
                 return -EINVAL;
-        len = strspn(s, "0123456789");
-        if (len == 0 || s[len] != '\0')
-                return -EINVAL;
-        return digits_to_u64(s, len, ret);
+        len = strlen(s);
+        return df_digits_to_u64(s, len, ret);
 }
 
 int df_safe_atou32(const char *s, uint32_t *ret) {
@@ -147,14 +149,14 @@ static int parse_units(const char *s, const struct unit *units, size_t n_units, 
         if (frac_len > u->digits)
                 return -EINVAL;
         if (frac_len > 0) {
-                r = digits_to_u64(frac_part, frac_len, &frac); /* at most 9 digits, cannot overflow */
+                r = df_digits_to_u64(frac_part, frac_len, &frac); /* at most 9 digits, cannot overflow */
                 if (r < 0)
                         return r;
                 for (size_t i = frac_len; i < u->digits; i++)
                         frac *= 10;
         }
 
-        r = digits_to_u64(int_part, int_len, &v);
+        r = df_digits_to_u64(int_part, int_len, &v);
         if (r < 0)
                 return r;
         if (v > UINT64_MAX / u->mult)

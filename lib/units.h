@@ -15,6 +15,8 @@
  */
 
 /* Base-10 unsigned integers, no sign, no space, no "0x". */
+/* The one integer parser: exactly `len` decimal digits (no sign, no space), -ERANGE past 2^64-1. */
+int df_digits_to_u64(const char *s, size_t len, uint64_t *ret);
 int df_safe_atou64(const char *s, uint64_t *ret);
 int df_safe_atou32(const char *s, uint32_t *ret);
 
