@@ -13,13 +13,6 @@
 #include "manager-internal.h"
 #include "units.h"
 
-uint64_t now_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
-}
-
 void device_event(struct df_device *dev, void *userdata) {
         struct manager_device *d = userdata;
 

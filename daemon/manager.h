@@ -17,6 +17,7 @@
 #include "spec.h"
 #include "state.h"
 #include "sysfs.h"
+#include "units.h"
 
 struct manager;
 struct manager_device;
@@ -213,4 +214,7 @@ const char *manager_device_governor(const struct manager_device *d);
 int manager_device_available_governors(struct manager_device *d, char ***ret, size_t *ret_n);
 uint64_t manager_device_polling_ms(const struct manager_device *d);
 
-uint64_t now_usec(void);
+/* CLOCK_MONOTONIC in µs, the manager's time. */
+static inline uint64_t now_usec(void) {
+        return df_now_usec(CLOCK_MONOTONIC);
+}

@@ -252,3 +252,11 @@ const char *df_format_duration(char buf[static DF_DURATION_STRING_MAX], uint64_t
 const char *df_format_voltage(char buf[static DF_VOLTAGE_STRING_MAX], uint32_t microvolt) {
         return format_units(buf, DF_VOLTAGE_STRING_MAX, microvolt, voltage_units, ELEMENTSOF(voltage_units));
 }
+
+uint64_t df_now_usec(clockid_t clock) {
+        struct timespec ts;
+
+        if (clock_gettime(clock, &ts) < 0)
+                return 0;
+        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}

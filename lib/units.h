@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /*
  * Every parser takes the whole string: no leading or trailing space, no sign, no trailing
@@ -51,3 +52,6 @@ const char *df_format_duration(char buf[static DF_DURATION_STRING_MAX], uint64_t
 
 /* "825 mV", "1.05 V", "0 uV". */
 const char *df_format_voltage(char buf[static DF_VOLTAGE_STRING_MAX], uint32_t microvolt);
+
+/* The time of `clock` in µs: the one reading of a clock (lib itself takes time as an argument). */
+uint64_t df_now_usec(clockid_t clock);

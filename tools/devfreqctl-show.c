@@ -288,14 +288,12 @@ static int compare_requests(const void *a, const void *b) {
 
 /* "in 29.5 s", to the tenth of a second. */
 static const char *format_expiry(char buf[static DF_DURATION_STRING_MAX + 8], uint64_t expires) {
-        struct timespec ts;
         char d[DF_DURATION_STRING_MAX];
         uint64_t now;
 
         if (expires == 0)
                 return "-";
-        clock_gettime(CLOCK_REALTIME, &ts);
-        now = (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+        now = df_now_usec(CLOCK_REALTIME);
         if (expires <= now)
                 return "now";
         (void) snprintf(
