@@ -90,12 +90,12 @@ int build_device(
 }
 
 static int push(struct manager_device ***v, size_t *n, struct manager_device *d) {
-        struct manager_device **nv = realloc(*v, (*n + 1) * sizeof(*nv));
+        struct manager_device **slot = GROW(*v, *n);
 
-        if (!nv)
+        if (!slot)
                 return -ENOMEM;
-        nv[(*n)++] = d;
-        *v = nv;
+        *slot = d;
+        (*n)++;
         return 0;
 }
 

@@ -117,7 +117,7 @@ static int on_group_tick(sd_event_source *s, uint64_t usec, void *userdata) {
 }
 
 static struct poll_group *group_get(struct manager *m, uint64_t interval) {
-        struct poll_group *g, **ng;
+        struct poll_group *g, **slot;
         int r;
 
         for (size_t i = 0; i < m->n_groups; i++)
@@ -125,14 +125,11 @@ static struct poll_group *group_get(struct manager *m, uint64_t interval) {
                         return m->groups[i];
 
         g = calloc(1, sizeof(*g));
-        ng = realloc(m->groups, (m->n_groups + 1) * sizeof(*ng));
-        if (!g || !ng) {
+        slot = g ? GROW(m->groups, m->n_groups) : NULL;
+        if (!slot) {
                 free(g);
-                if (ng)
-                        m->groups = ng;
                 return NULL;
         }
-        m->groups = ng;
         g->manager = m;
         g->interval = interval;
         g->next = now_usec() + interval;
@@ -145,7 +142,8 @@ static struct poll_group *group_get(struct manager *m, uint64_t interval) {
                 return NULL;
         }
         (void) sd_event_source_set_description(g->timer, "poll-group");
-        m->groups[m->n_groups++] = g;
+        *slot = g;
+        m->n_groups++;
         return g;
 }
 
@@ -157,7 +155,7 @@ void manager_regroup(struct manager *m) {
         for (size_t i = 0; i < m->n_devices; i++) {
                 struct manager_device *d = m->devices[i];
                 struct poll_group *g;
-                struct manager_device **nv;
+                struct manager_device **slot;
 
                 d->group = NULL;
                 if (d->vanished || !d->load || !df_device_polls(d->dev))
@@ -165,13 +163,13 @@ void manager_regroup(struct manager *m) {
                 g = group_get(m, d->spec->polling_usec);
                 if (!g)
                         continue;
-                nv = realloc(g->devices, (g->n_devices + 1) * sizeof(*nv));
-                if (!nv) {
+                slot = GROW(g->devices, g->n_devices);
+                if (!slot) {
                         log_oom();
                         continue;
                 }
-                g->devices = nv;
-                g->devices[g->n_devices++] = d;
+                *slot = d;
+                g->n_devices++;
                 d->group = g;
         }
         /* No polling device at an interval: no timer for it at all. */
@@ -195,20 +193,20 @@ void link_passive(struct manager *m) {
                 m->devices[i]->dev->parent = NULL;
         }
         for (size_t i = 0; i < m->n_devices; i++) {
-                struct manager_device *d = m->devices[i], *p, **nv;
+                struct manager_device *d = m->devices[i], *p, **slot;
 
                 if (!d->spec->parent)
                         continue;
                 p = manager_find_device(m, d->spec->parent);
                 if (!p || p == d)
                         continue;
-                nv = realloc(p->children, (p->n_children + 1) * sizeof(*nv));
-                if (!nv) {
+                slot = GROW(p->children, p->n_children);
+                if (!slot) {
                         log_oom();
                         continue;
                 }
-                p->children = nv;
-                p->children[p->n_children++] = d;
+                *slot = d;
+                p->n_children++;
                 d->dev->parent = p->dev;
         }
 }

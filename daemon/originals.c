@@ -24,6 +24,22 @@ static int copy_value(char *dst, const char *src) {
         return 0;
 }
 
+static int append_entry(struct originals *o, const char *path, const struct df_originals *values) {
+        struct originals_entry *e;
+        char *p = strdup(path);
+
+        if (!p)
+                return -ENOMEM;
+        e = GROW(o->entries, o->n);
+        if (!e) {
+                free(p);
+                return -ENOMEM;
+        }
+        *e = (struct originals_entry){ .path = p, .values = *values };
+        o->n++;
+        return 0;
+}
+
 static int parse_line(struct originals *o, char *line) {
         struct originals_entry e = {};
         char *f[7];
@@ -50,17 +66,7 @@ static int parse_line(struct originals *o, char *line) {
                 return r;
         if (originals_get(o, f[0]))
                 return 0;
-        e.path = strdup(f[0]);
-        if (!e.path)
-                return -ENOMEM;
-        struct originals_entry *ne = realloc(o->entries, (o->n + 1) * sizeof(*ne));
-        if (!ne) {
-                free(e.path);
-                return -ENOMEM;
-        }
-        o->entries = ne;
-        o->entries[o->n++] = e;
-        return 0;
+        return append_entry(o, f[0], &e.values);
 }
 
 int originals_load(const char *runtime_dir, struct originals **ret) {
@@ -164,9 +170,6 @@ int originals_add(struct originals *o, const char *path, const struct df_origina
 
 /* 1 when recorded, 0 when an entry exists already. */
 int originals_record(struct originals *o, const char *path, const struct df_originals *values) {
-        struct originals_entry *ne;
-        char *p;
-
         if (originals_get(o, path))
                 return 0;
         if (!record_value_valid(path) || !record_value_valid(values->governor) ||
@@ -174,16 +177,8 @@ int originals_record(struct originals *o, const char *path, const struct df_orig
             !record_value_valid(values->hw_min) || !record_value_valid(values->hw_max) ||
             !record_value_valid(values->freq))
                 return log_error_errno(EINVAL, "%s: original values cannot be recorded", path);
-        p = strdup(path);
-        ne = realloc(o->entries, (o->n + 1) * sizeof(*ne));
-        if (!p || !ne) {
-                free(p);
-                if (ne)
-                        o->entries = ne;
+        if (append_entry(o, path, values) < 0)
                 return log_oom();
-        }
-        o->entries = ne;
-        o->entries[o->n++] = (struct originals_entry){ .path = p, .values = *values };
         return 1;
 }
 

@@ -27,15 +27,15 @@ static int append(struct state *s, const char *device, const char *key, const ch
                 .value = strdup(value),
                 .config = strdup(config),
         };
-        struct state_choice *nc;
+        struct state_choice *slot;
 
-        nc = c.device && c.key && c.value && c.config ? realloc(s->choices, (s->n + 1) * sizeof(*nc)) : NULL;
-        if (!nc) {
+        slot = c.device && c.key && c.value && c.config ? GROW(s->choices, s->n) : NULL;
+        if (!slot) {
                 choice_done(&c);
                 return -ENOMEM;
         }
-        s->choices = nc;
-        s->choices[s->n++] = c;
+        *slot = c;
+        s->n++;
         return 0;
 }
 

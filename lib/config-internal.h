@@ -68,17 +68,6 @@ struct parser {
         unsigned key_line;
 };
 
-/* Grow a heap array by one zeroed element and point at it; NULL on failure (the array is unchanged). */
-#define GROW(array, n)                                                                                       \
-        __extension__({                                                                                      \
-                __typeof__(array) _a = reallocarray((array), (n) + 1, sizeof(*(array)));                     \
-                if (_a) {                                                                                    \
-                        (array) = _a;                                                                        \
-                        memset(&_a[n], 0, sizeof(*_a));                                                      \
-                }                                                                                            \
-                _a ? &_a[n] : NULL;                                                                          \
-        })
-
 /* config.c: helpers and the reporters; each reporter returns -EINVAL. */
 bool config_is_space(int c);
 bool config_startswith(const char *s, const char *prefix);

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
@@ -106,3 +107,14 @@ static inline const char *yes_no(int b) {
                                 return (type) i;                                                             \
                 return (invalid);                                                                            \
         }
+
+/* Grow a heap array by one zeroed element and point at it; NULL on failure (the array is unchanged). */
+#define GROW(array, n)                                                                                       \
+        __extension__({                                                                                      \
+                __typeof__(array) _a = reallocarray((array), (n) + 1, sizeof(*(array)));                     \
+                if (_a) {                                                                                    \
+                        (array) = _a;                                                                        \
+                        memset(&_a[n], 0, sizeof(*_a));                                                      \
+                }                                                                                            \
+                _a ? &_a[n] : NULL;                                                                          \
+        })

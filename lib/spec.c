@@ -43,12 +43,12 @@ struct df_device_spec *df_spec_free(struct df_device_spec *s) {
 }
 
 static int add_point(struct df_device_spec *s, uint64_t freq, uint32_t uv, uint32_t latency) {
-        struct df_spec_point *v = reallocarray(s->points, s->n_points + 1, sizeof(*v));
+        struct df_spec_point *slot = GROW(s->points, s->n_points);
 
-        if (!v)
+        if (!slot)
                 return -ENOMEM;
-        s->points = v;
-        s->points[s->n_points++] = (struct df_spec_point){ freq, uv, latency, true };
+        *slot = (struct df_spec_point){ freq, uv, latency, true };
+        s->n_points++;
         return 0;
 }
 
