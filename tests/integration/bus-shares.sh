@@ -124,8 +124,13 @@ is "... and 64 AddRequest calls with 8 MiB types too" "${out% longest-message=*}
         "org.freedesktop.DBus.Error.InvalidArgs=64 pending=0"
 rss_after=$(rss)
 diag "VmRSS before the flood ${rss_before} kB, after ${rss_after} kB"
-((rss_after < rss_before + 65536)) && ok "... the daemon kept none of those messages (VmRSS +$((rss_after - rss_before)) kB)" ||
+if [[ ${DF_SANITIZERS:-no} == yes ]]; then
+        skip "... the daemon kept none of those messages: AddressSanitizer's quarantine holds freed memory (the normal build checks it)"
+elif ((rss_after < rss_before + 65536)); then
+        ok "... the daemon kept none of those messages (VmRSS +$((rss_after - rss_before)) kB)"
+else
         not_ok "... the daemon kept none of those messages (VmRSS +$((rss_after - rss_before)) kB)"
+fi
 
 mock ReleaseHangingCalls
 set +e
