@@ -174,6 +174,18 @@ void load_both_bad(const char *text, size_t len, const char *const *errors, size
         free_strings(expected, n);
 }
 
-void check_bad_case(const struct bad_case *t) {
+static const struct bad_case *bad_table;
+
+/* An entry of the table: from memory, and from a file through df_config_load with the file's
+ * path in front. */
+START_TEST(test_bad_input) {
+        const struct bad_case *t = &bad_table[_i];
+
         load_both_bad(t->text, strlen(t->text), t->errors, count(t->errors, ELEMENTSOF(t->errors)), t->text);
+}
+END_TEST
+
+void config_add_bad_input(Suite *s, const struct bad_case *table, size_t n) {
+        bad_table = table;
+        tcase_add_loop_test(config_tcase(s, "bad_input"), test_bad_input, 0, (int) n);
 }

@@ -138,16 +138,11 @@ static const struct bad_case bad_cases[] = {
         { DEV "parent = a/b\n", { "bad.conf:3: 'a/b' is not a device name" } },
 };
 
-START_TEST(test_bad_input) {
-        check_bad_case(&bad_cases[_i]);
-}
-END_TEST
-
 static Suite *suite(void) {
         Suite *s = suite_create("config-keys");
 
         ADD(valid_variants);
-        tcase_add_loop_test(config_tcase(s, "bad_input"), test_bad_input, 0, (int) ELEMENTSOF(bad_cases));
+        config_add_bad_input(s, bad_cases, ELEMENTSOF(bad_cases));
         return s;
 }
 

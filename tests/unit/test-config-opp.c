@@ -40,15 +40,10 @@ static const struct bad_case bad_cases[] = {
           { "bad.conf:3: passive-map names the parent frequency 200 MHz twice" } },
 };
 
-START_TEST(test_bad_input) {
-        check_bad_case(&bad_cases[_i]);
-}
-END_TEST
-
 static Suite *suite(void) {
         Suite *s = suite_create("config-opp");
 
-        tcase_add_loop_test(config_tcase(s, "bad_input"), test_bad_input, 0, (int) ELEMENTSOF(bad_cases));
+        config_add_bad_input(s, bad_cases, ELEMENTSOF(bad_cases));
         return s;
 }
 

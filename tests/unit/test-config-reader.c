@@ -389,11 +389,6 @@ static const struct bad_case bad_cases[] = {
           { "bad.conf:1: section name longer than 49 bytes" } },
 };
 
-START_TEST(test_bad_input) {
-        check_bad_case(&bad_cases[_i]);
-}
-END_TEST
-
 static Suite *suite(void) {
         Suite *s = suite_create("config-reader");
         TCase *tc;
@@ -407,7 +402,7 @@ static Suite *suite(void) {
         ADD(mib_line);
         ADD(bad_bytes);
         ADD(name_lengths);
-        tcase_add_loop_test(config_tcase(s, "bad_input"), test_bad_input, 0, (int) ELEMENTSOF(bad_cases));
+        config_add_bad_input(s, bad_cases, ELEMENTSOF(bad_cases));
 
         tc = tcase_create("random_bytes");
         tcase_set_timeout(tc, 120);

@@ -88,15 +88,10 @@ static const struct bad_case bad_cases[] = {
           { "bad.conf:9: passive-map: 150 MHz is not an operating point of device 'dmc'" } },
 };
 
-START_TEST(test_bad_input) {
-        check_bad_case(&bad_cases[_i]);
-}
-END_TEST
-
 static Suite *suite(void) {
         Suite *s = suite_create("config-validate");
 
-        tcase_add_loop_test(config_tcase(s, "bad_input"), test_bad_input, 0, (int) ELEMENTSOF(bad_cases));
+        config_add_bad_input(s, bad_cases, ELEMENTSOF(bad_cases));
         return s;
 }
 

@@ -536,11 +536,6 @@ static const struct bad_case bad_cases[] = {
           { "bad.conf:1: device 'a' has no path", "bad.conf:4: device 'c' has no path" } },
 };
 
-START_TEST(test_bad_input) {
-        check_bad_case(&bad_cases[_i]);
-}
-END_TEST
-
 static Suite *suite(void) {
         Suite *s = suite_create("config");
 
@@ -557,7 +552,7 @@ static Suite *suite(void) {
         ADD(errors_cap);
         ADD(shipped_file);
         ADD(shipped_file_uncommented);
-        tcase_add_loop_test(config_tcase(s, "bad_input"), test_bad_input, 0, (int) ELEMENTSOF(bad_cases));
+        config_add_bad_input(s, bad_cases, ELEMENTSOF(bad_cases));
         return s;
 }
 

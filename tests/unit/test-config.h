@@ -62,5 +62,6 @@ struct bad_case {
         const char *errors[4]; /* each error's prefix, in order; exactly these */
 };
 
-/* A table entry: from memory, and from a file through df_config_load with its path in front. */
-void check_bad_case(const struct bad_case *t);
+/* A test case "bad_input" in suite s with one test per entry of table: each text must fail,
+ * from memory and from a file, with exactly its errors. */
+void config_add_bad_input(Suite *s, const struct bad_case *table, size_t n);
