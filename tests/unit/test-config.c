@@ -17,24 +17,10 @@
 
 /* --- the example configuration ---------------------------------------------------------------- */
 
-START_TEST(test_design_example) {
-        struct df_config *c = load_ok(design_example);
-        const struct df_config_device *gpu, *dmc;
+/* The gpu section of the example: every key of a govern-mode device. */
+static void check_example_gpu(const struct df_config *c) {
+        const struct df_config_device *gpu = df_config_find_device(c, "gpu");
 
-        ck_assert_uint_eq(c->n_files, 1);
-        ck_assert_str_eq(c->files[0], "test.conf");
-        ck_assert(c->autodiscover);
-        ck_assert_int_eq(c->default_mode, DF_MODE_CLAMP);
-        ck_assert_str_eq(c->default_governor, "simple_ondemand");
-        ck_assert_uint_eq(c->polling_usec, 100000);
-        ck_assert_uint_eq(c->n_allow_groups, 0);
-        ck_assert_uint_eq(c->n_request_groups, 0);
-        ck_assert_uint_eq(c->max_requests_per_client, 64);
-        ck_assert_uint_eq(c->max_requests, 4096);
-        ck_assert_uint_eq(c->max_clients, 256);
-        ck_assert_uint_eq(c->n_devices, 2);
-
-        gpu = df_config_find_device(c, "gpu");
         ck_assert_ptr_eq(gpu, &c->devices[0]);
         ck_assert_str_eq(gpu->name, "gpu");
         ck_assert_str_eq(gpu->loc.file, "test.conf");
@@ -89,6 +75,26 @@ START_TEST(test_design_example) {
         ck_assert_int_eq(df_config_device_mode(c, gpu), DF_MODE_GOVERN);
         ck_assert_str_eq(df_config_device_governor(c, gpu), "simple_ondemand");
         ck_assert_uint_eq(df_config_device_polling(c, gpu), 50000);
+}
+
+START_TEST(test_design_example) {
+        struct df_config *c = load_ok(design_example);
+        const struct df_config_device *dmc;
+
+        ck_assert_uint_eq(c->n_files, 1);
+        ck_assert_str_eq(c->files[0], "test.conf");
+        ck_assert(c->autodiscover);
+        ck_assert_int_eq(c->default_mode, DF_MODE_CLAMP);
+        ck_assert_str_eq(c->default_governor, "simple_ondemand");
+        ck_assert_uint_eq(c->polling_usec, 100000);
+        ck_assert_uint_eq(c->n_allow_groups, 0);
+        ck_assert_uint_eq(c->n_request_groups, 0);
+        ck_assert_uint_eq(c->max_requests_per_client, 64);
+        ck_assert_uint_eq(c->max_requests, 4096);
+        ck_assert_uint_eq(c->max_clients, 256);
+        ck_assert_uint_eq(c->n_devices, 2);
+
+        check_example_gpu(c);
 
         dmc = df_config_find_device(c, "dmc");
         ck_assert_ptr_eq(dmc, &c->devices[1]);
