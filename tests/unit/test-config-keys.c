@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The keys and their values (lib/config-keys.c): where each key belongs, and every value
+ * spelling, good and bad. */
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "macro.h"
+#include "test-config.h"
+#include "test-helpers.h"
+
+/* --- values ----------------------------------------------------------------------------------- */
+
+START_TEST(test_valid_variants) {
+        struct df_config *c = load_ok(
+                "[daemon]\n"
+                "autodiscover = OFF\n"
+                "default-mode = govern\n"
+                "default-governor = performance\n"
+                "polling-interval = 3600s\n"
+                "max-requests = 1000000\n"
+                "[device cpu]\n"
+                "path = /sys/devices/system/cpu/cpufreq/policy0/\n" /* trailing '/' */
+                "governor = ondemand\n"                             /* load: proc-stat by default */
+                "sampling_down_factor = 100000\n"
+                "up_threshold = 11\n"
+                "[device gpu]\n"
+                "path = /sys/class/devfreq/gpu\n"
+                "load = percent:/sys/class/devfreq/gpu/device/gpu_busy_percent\n"
+                "downdifferential = 95\n" /* fits once upthreshold is 100: order does not matter */
+                "upthreshold = 100\n"
+                "upthreshold = 99\n" /* a later value of a name replaces it */
+                "governor = simple_ondemand\n"
+                "min-frequency = 0\n"
+                "initial-frequency = 1.2GHz\n"
+                "opp = 1.2GHz latency=5us 1.05V\n"
+                "opp = 300MHz\n"
+                "opp-disabled = 300MHz\n"
+                "[device npu]\n"
+                "path = /sys/class/devfreq/npu\n"
+                "mode = govern\n"
+                "governor = passive\n"
+                "parent = gpu\n"
+                "passive-map = 1.2GHz:1GHz\n"
+                "passive-map =\n");
+        const struct df_config_device *cpu = &c->devices[0], *gpu = &c->devices[1], *npu = &c->devices[2];
+
+        ck_assert(!c->autodiscover);
+        ck_assert_int_eq(c->default_mode, DF_MODE_GOVERN);
+        ck_assert_str_eq(c->default_governor, "performance");
+        ck_assert_uint_eq(c->polling_usec, UINT64_C(3600000000));
+        ck_assert_uint_eq(c->max_requests, 1000000);
+        ck_assert_str_eq(cpu->path, "/sys/devices/system/cpu/cpufreq/policy0/");
+        ck_assert_uint_eq(cpu->n_tunables, 2);
+        ck_assert_int_eq(gpu->load, DF_LOAD_PERCENT);
+        ck_assert_uint_eq(gpu->n_tunables, 2);
+        ck_assert_str_eq(gpu->tunables[1].name, "upthreshold");
+        ck_assert_uint_eq(gpu->tunables[1].value, 99);
+        ck_assert_uint_eq(gpu->tunables[1].loc.line, 17);
+        ck_assert_uint_eq(gpu->initial_freq, UINT64_C(1200000000));
+        ck_assert_uint_eq(gpu->opps[0].freq, MHZ(300));
+        ck_assert_uint_eq(gpu->opps[1].freq, UINT64_C(1200000000));
+        ck_assert_uint_eq(gpu->opps[1].microvolt, 1050000);
+        ck_assert_uint_eq(gpu->opps[1].latency_us, 5);
+        ck_assert_uint_eq(npu->n_passive_map, 0);
+        df_config_free(c);
+}
+END_TEST
+
+/* --- errors: table-driven --------------------------------------------------------------------- */
+
+static const struct bad_case bad_cases[] = {
+        /* keys */
+        { "[daemon]\nfoo = 1\n", { "bad.conf:2: unknown key 'foo' in [daemon]" } },
+        { DEV "foo = 1\n", { "bad.conf:3: unknown key 'foo' in [device NAME]" } },
+        { "foo = 1\n[daemon]\n", { "bad.conf:1: unknown key 'foo' before any section header" } },
+        { "autodiscover = no\n",
+          { "bad.conf:1: key 'autodiscover' comes before any section header; put it in [daemon]" } },
+        { "[daemon]\npolling_interval = 1s\n",
+          { "bad.conf:2: unknown key 'polling_interval' (did you mean 'polling-interval'?)" } },
+        { "[daemon]\npath = /sys/class/devfreq/gpu\n",
+          { "bad.conf:2: key 'path' belongs in a [device NAME] section" } },
+        { "[daemon]\nupthreshold = 80\n",
+          { "bad.conf:2: key 'upthreshold' belongs in a [device NAME] section" } },
+        { DEV "autodiscover = no\n", { "bad.conf:3: key 'autodiscover' belongs in the [daemon] section" } },
+        { "[daemon]\na123456789b123456789c123456789d123456789e123456789 = 1\n",
+          { "bad.conf:2: key name longer than 49 bytes" } },
+        { "[daemon]\na123456789b123456789c123456789d123456789e12345678 = 1\n",
+          { "bad.conf:2: unknown key 'a123456789b123456789c123456789d123456789e12345678'" } },
+        { DEV "mode =\n", { "bad.conf:3: mode needs a value" } },
+        /* [daemon] values */
+        { "[daemon]\nautodiscover = maybe\n", { "bad.conf:2: 'maybe' is not a boolean (yes or no)" } },
+        { "[daemon]\ndefault-mode = fast\n", { "bad.conf:2: 'fast' is not a mode (govern or clamp)" } },
+        { "[daemon]\ndefault-governor = schedutil\n",
+          { "bad.conf:2: unknown governor 'schedutil' (one of conservative, energy_aware, ondemand, passive, "
+            "performance, powersave, simple_ondemand, userspace)" } },
+        { "[daemon]\ndefault-governor = passive\n", { "bad.conf:2: default-governor cannot be passive" } },
+        { "[daemon]\npolling-interval = 10 ms\n", { "bad.conf:2: '10 ms' is not a duration (e.g. 100ms, 1s)" } },
+        { "[daemon]\npolling-interval = 100\n", { "bad.conf:2: '100' is not a duration" } },
+        { "[daemon]\npolling-interval = 999us\n", { "bad.conf:2: polling-interval '999us' is out of range" } },
+        { "[daemon]\npolling-interval = 3601s\n", { "bad.conf:2: polling-interval '3601s' is out of range" } },
+        { "[daemon]\nmax-clients = 0\n", { "bad.conf:2: max-clients '0' is not a number from 1 to 1000000" } },
+        { "[daemon]\nmax-requests = 1000001\n", { "bad.conf:2: max-requests '1000001' is not a number" } },
+        { "[daemon]\nmax-requests-per-client = -1\n", { "bad.conf:2: max-requests-per-client '-1' is not" } },
+        { "[daemon]\nallow-groups = wheel,adm\n", { "bad.conf:2: 'wheel,adm' is not a group name" } },
+        { "[daemon]\nrequest-groups = video 1users\n", { "bad.conf:2: '1users' is not a group name" } },
+        /* paths */
+        { "[device gpu]\npath = /etc/passwd\n",
+          { "bad.conf:2: device path '/etc/passwd' is outside /sys: it must start with /sys/" } },
+        { "[device gpu]\npath = /proc/cpuinfo\n",
+          { "bad.conf:2: device path '/proc/cpuinfo' is outside /sys" } },
+        { "[device gpu]\npath = sys/class/devfreq/gpu\n",
+          { "bad.conf:2: device path 'sys/class/devfreq/gpu' is outside" } },
+        { "[device gpu]\npath = /sys/../etc/passwd\n",
+          { "bad.conf:2: '/sys/../etc/passwd' is not a usable device path" } },
+        { "[device gpu]\npath = /sys/class//gpu\n",
+          { "bad.conf:2: '/sys/class//gpu' is not a usable device path" } },
+        /* device values */
+        { DEV "min-frequency = 800Mhzz\n",
+          { "bad.conf:3: '800Mhzz' is not a frequency (e.g. 800MHz, 1.2GHz)" } },
+        { DEV "max-frequency = 1.5Hz\n", { "bad.conf:3: '1.5Hz' is not a frequency" } },
+        { DEV "max-frequency = 99999999999GHz\n",
+          { "bad.conf:3: '99999999999GHz' is too large for a frequency" } },
+        { DEV "max-frequency = 0\n", { "bad.conf:3: a frequency of 0 is not allowed here" } },
+        { DEV "initial-frequency = 0Hz\n", { "bad.conf:3: a frequency of 0 is not allowed here" } },
+        { DEV "opp-step = 0\n", { "bad.conf:3: a frequency of 0 is not allowed here" } },
+        { DEV "mode = fast\n", { "bad.conf:3: 'fast' is not a mode (govern or clamp)" } },
+        { DEV "polling-interval = 0ms\n",
+          { "bad.conf:3: polling-interval '0ms' is out of range (1ms to 3600s)" } },
+        { DEV "load = busy\n", { "bad.conf:3: 'busy' is not a load source" } },
+        { DEV "load = counters:/etc/busy\n", { "bad.conf:3: 'counters:/etc/busy' is not a load source" } },
+        { DEV "parent = a/b\n", { "bad.conf:3: 'a/b' is not a device name" } },
+};
+
+static Suite *suite(void) {
+        Suite *s = suite_create("config-keys");
+
+        ADD(valid_variants);
+        config_add_bad_input(s, bad_cases, ELEMENTSOF(bad_cases));
+        return s;
+}
+
+int main(void) {
+        return df_test_run(suite());
+}
