@@ -11,6 +11,7 @@
 
 #include "logging.h"
 #include "manager-internal.h"
+#include "strv.h"
 #include "units.h"
 
 void device_event(struct df_device *dev, void *userdata) {
@@ -470,24 +471,18 @@ const char *manager_device_governor(const struct manager_device *d) {
 }
 
 int manager_device_available_governors(struct manager_device *d, char ***ret, size_t *ret_n) {
-        char **v;
+        char **v = NULL;
+        size_t n = 0;
 
         if (d->dev->mode == DF_MODE_CLAMP)
                 return df_node_kernel_governors(d->node, ret, ret_n);
-        v = calloc(df_governors_count + 1, sizeof(char *));
-        if (!v)
-                return -ENOMEM;
-        for (size_t i = 0; i < df_governors_count; i++) {
-                v[i] = strdup(df_governors[i]->name);
-                if (!v[i]) {
-                        for (size_t j = 0; j < i; j++)
-                                free(v[j]);
-                        free(v);
+        for (size_t i = 0; i < df_governors_count; i++)
+                if (strv_push(&v, &n, df_governors[i]->name) < 0) {
+                        strv_free(v, n);
                         return -ENOMEM;
                 }
-        }
         *ret = v;
-        *ret_n = df_governors_count;
+        *ret_n = n;
         return 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include "bus-internal.h"
 #include "logging.h"
+#include "strv.h"
 
 struct device_data *device_data_get(struct bus *b, struct manager_device *d) {
         struct device_data *dd = d->bus_data;
@@ -53,21 +54,16 @@ int device_object_find(
 
 int device_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error) {
         struct bus *b = userdata;
-        size_t n = b->manager->n_devices;
-        char **v = calloc(n + 1, sizeof(char *));
+        char **v = calloc(1, sizeof(char *));
+        size_t n = 0;
 
+        for (size_t i = 0; v && i < b->manager->n_devices; i++) {
+                struct device_data *dd = device_data_get(b, b->manager->devices[i]);
+                if (!dd || strv_push(&v, &n, dd->path) < 0)
+                        v = strv_free(v, n);
+        }
         if (!v)
                 return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                struct device_data *dd = device_data_get(b, b->manager->devices[i]);
-                v[i] = dd ? strdup(dd->path) : NULL;
-                if (!v[i]) {
-                        for (size_t j = 0; j < i; j++)
-                                free(v[j]);
-                        free(v);
-                        return -ENOMEM;
-                }
-        }
         *nodes = v;
         return 0;
 }

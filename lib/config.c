@@ -12,6 +12,7 @@
 #include "config-internal.h"
 #include "config.h"
 #include "macro.h"
+#include "strv.h"
 
 bool config_is_space(int c) {
         return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
@@ -22,9 +23,7 @@ bool config_startswith(const char *s, const char *prefix) {
 }
 
 void config_free_strv(char **v, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                free(v[i]);
-        free(v);
+        strv_free(v, n);
 }
 
 /* --- errors ----------------------------------------------------------------------------------- */

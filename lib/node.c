@@ -15,6 +15,7 @@
 #include "node-internal.h"
 #include "node.h"
 #include "stats.h"
+#include "strv.h"
 #include "units.h"
 
 /* The largest attribute read whole (trans_stat and trans_table stop at PAGE_SIZE in the kernel). */
@@ -301,22 +302,10 @@ static int list_dir(const struct df_root *root, const char *dir, bool policies, 
                         continue;
                 if (policies && !(strneq(de->d_name, "policy", 6) && df_safe_atou64(de->d_name + 6, &num) >= 0))
                         continue;
-                char **nv = realloc(*v, (*n + 2) * sizeof(char *));
-                if (!nv)
+                if (asprintf(&p, "%s/%s", dir, de->d_name) < 0 || strv_consume(v, n, p) < 0)
                         return -ENOMEM;
-                *v = nv;
-                if (asprintf(&p, "%s/%s", dir, de->d_name) < 0)
-                        return -ENOMEM;
-                (*v)[(*n)++] = p;
-                (*v)[*n] = NULL;
         }
         return 0;
-}
-
-static void free_strv(char **v, size_t n) {
-        for (size_t i = 0; v && i < n; i++)
-                free(v[i]);
-        free(v);
 }
 
 int df_node_discover(const struct df_root *root, char ***ret, size_t *ret_n) {
@@ -328,7 +317,7 @@ int df_node_discover(const struct df_root *root, char ***ret, size_t *ret_n) {
         if (r >= 0)
                 r = list_dir(root, "/sys/devices/system/cpu/cpufreq", true, &v, &n);
         if (r < 0) {
-                free_strv(v, n);
+                strv_free(v, n);
                 return r;
         }
         if (n > 0)
@@ -415,13 +404,10 @@ int df_node_kernel_governors(struct df_node *n, char ***ret, size_t *ret_n) {
         if (r < 0)
                 return r;
         for (char *w = strtok_r(text, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
-                char **nv = realloc(v, (k + 2) * sizeof(char *));
-                if (!nv || !(nv[k] = strdup(w))) {
-                        free_strv(nv ? nv : v, k);
+                if (strv_push(&v, &k, w) < 0) {
+                        strv_free(v, k);
                         return -ENOMEM;
                 }
-                v = nv;
-                v[++k] = NULL;
         }
         *ret = v;
         *ret_n = k;
