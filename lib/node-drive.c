@@ -119,7 +119,11 @@ int df_node_prepare(struct df_node *n, enum df_mode mode) {
         node_close_kept(n);
         n->drive = DF_DRIVE_NONE;
         n->has_written = false;
-        n->written = n->written_min = n->written_max = 0;
+        n->written = 0;
+        /* Limits devfreqd holds (clamp mode, across a reload) are still the ones it wrote: another
+         * writer is told from them, not from a forgotten zero. */
+        if (!n->limits_held)
+                n->written_min = n->written_max = 0;
 
         if (mode == DF_MODE_GOVERN && n->has_userspace) {
                 r = select_userspace(n);

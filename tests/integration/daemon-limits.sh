@@ -79,6 +79,19 @@ client_stop c
 check "when the request ends, the adopted cap stays in force" wait_until 10 gpu_max_is 300000000
 kwrite "$gpu/max_freq" 600000000
 
+# ================================================================ a reload while a request is held
+client_start r
+client_cmd r add ff9a0000.gpu max-frequency 400000000 >/dev/null
+is "a held request before a reload" "$(kread "$gpu/max_freq")" 400000000
+log_at=$(wc -l <"$daemon_log")
+: >"$notify_log.$daemon_pid"
+kill -HUP "$daemon_pid"
+wait_until 10 daemon_ready || diag "no READY=1 after SIGHUP"
+is "... still in force after it" "$(kread "$gpu/max_freq")" 400000000
+check "... not taken for another writer's" bash -c "! tail -n +$((log_at + 1)) '$daemon_log' | grep -q 'by another writer'"
+client_stop r
+check "... and when it ends the cap that was there first is back" wait_until 10 gpu_max_is 600000000
+
 # ================================================================ kill -9 and --restore
 client_start d
 client_cmd d add ff9a0000.gpu max-frequency 400000000 >/dev/null
