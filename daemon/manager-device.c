@@ -330,7 +330,7 @@ void device_poll(struct manager_device *d) {
                 return;
         }
         d->dropping = false;
-        df_device_set_timed_sample(d->dev, busy, total, duration, d->polling_usec);
+        df_device_set_timed_sample(d->dev, busy, total, duration, d->spec->polling_usec);
         device_evaluate(d, false);
 }
 
