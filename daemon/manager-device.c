@@ -378,7 +378,7 @@ static void persist(struct manager_device *d, const char *key, const char *value
                 log_warning_errno(r, "%s: cannot remember the choice %s=%s: %m", d->name, key, value);
 }
 
-static int switch_governor(struct manager_device *d, const struct df_governor_ops *ops) {
+int device_switch_governor(struct manager_device *d, const struct df_governor_ops *ops) {
         const struct df_governor_ops *old = d->dev->governor.ops;
         int r;
 
@@ -423,6 +423,7 @@ int manager_device_set_governor_kernel(struct manager_device *d, const char *nam
 
 int manager_device_set_governor(struct manager_device *d, const char *name) {
         char config[DF_ATTR_VALUE_MAX + 16];
+        bool override = manager_device_profile_sets(d, "governor"); /* in memory only */
         int r;
 
         df_spec_config_governor(d->spec, config, sizeof(config));
@@ -437,15 +438,18 @@ int manager_device_set_governor(struct manager_device *d, const char *name) {
                         return -EINVAL;
                 if (ops == d->dev->governor.ops)
                         return 0;
-                r = switch_governor(d, ops);
+                r = device_switch_governor(d, ops);
                 if (r < 0)
                         return r;
-                log_info("%s: governor set to %s", d->name, name);
-                (void) state_forget(d->manager->state, d->name, "tunable:");
-                (void) state_forget(d->manager->state, d->name, "frequency");
+                log_info("%s: governor set to %s%s", d->name, name, override ? " (over the profile)" : "");
+                if (!override) {
+                        (void) state_forget(d->manager->state, d->name, "tunable:");
+                        (void) state_forget(d->manager->state, d->name, "frequency");
+                }
                 device_evaluate(d, true);
         }
-        persist(d, "governor", name, config);
+        if (!override)
+                persist(d, "governor", name, config);
         device_publish(d, true);
         manager_detach_vanished_later(d->manager);
         return 0;
@@ -467,17 +471,20 @@ int manager_device_set_frequency(struct manager_device *d, uint64_t freq) {
 
 int manager_device_set_tunable(struct manager_device *d, const char *name, uint32_t value) {
         char key[96], v[16], buf[16];
+        bool override;
         int r;
 
         if (d->dev->mode != DF_MODE_GOVERN)
                 return -EOPNOTSUPP;
+        override = manager_device_profile_sets(d, name);
         r = df_governor_set_tunable(&d->dev->governor, name, value);
         if (r < 0)
                 return r;
         snprintf(key, sizeof(key), "tunable:%s", name);
         snprintf(v, sizeof(v), "%" PRIu32, value);
         df_spec_config_tunable(d->spec, name, buf, sizeof(buf));
-        persist(d, key, v, buf);
+        if (!override)
+                persist(d, key, v, buf);
         d->pending = true;
         flush(d);
         return 0;
@@ -580,98 +587,6 @@ int manager_device_available_governors(struct manager_device *d, char ***ret, si
 
 uint64_t manager_device_polling_ms(const struct manager_device *d) {
         return df_device_polls(d->dev) ? d->spec->polling_usec / 1000 : 0;
-}
-
-/* Forget the choice at *i of a walk over the list: the walk goes on with the one after it. */
-static void forget_at(struct state *s, const char *device, const char *key, size_t *i) {
-        size_t before = s->n;
-
-        (void) state_forget(s, device, key);
-        if (s->n < before)
-                (*i)--; /* wraps at 0, and the loop's ++ brings it back */
-}
-
-static void apply_saved_governor(struct manager_device *d, struct state *s) {
-        char config[DF_ATTR_VALUE_MAX + 16];
-        const struct state_choice *c = state_get(s, d->name, "governor");
-
-        if (!c)
-                return;
-        df_spec_config_governor(d->spec, config, sizeof(config));
-        if (!streq(c->config, config)) {
-                log_info("%s: the configured governor changed; forgetting the saved choice %s", d->name, c->value);
-                (void) state_forget(s, d->name, "governor");
-                (void) state_forget(s, d->name, "tunable:");
-                (void) state_forget(s, d->name, "frequency");
-        } else if (d->dev->mode == DF_MODE_CLAMP) {
-                if (df_node_set_kernel_governor(d->node, c->value) < 0)
-                        log_warning("%s: cannot restore the saved kernel governor %s", d->name, c->value);
-        } else {
-                const struct df_governor_ops *ops = df_governor_find(c->value);
-                if (!ops || (ops != d->dev->governor.ops && switch_governor(d, ops) < 0))
-                        log_warning("%s: cannot restore the saved governor %s", d->name, c->value);
-        }
-}
-
-static void apply_saved_tunables(struct manager_device *d, struct state *s) {
-        char buf[16];
-        uint32_t v;
-
-        for (size_t i = 0; i < s->n; i++) {
-                const struct state_choice *t = &s->choices[i];
-                const char *name;
-
-                if (!streq(t->device, d->name) || strncmp(t->key, "tunable:", 8) != 0)
-                        continue;
-                name = t->key + 8;
-                df_spec_config_tunable(d->spec, name, buf, sizeof(buf));
-                if (streq(t->config, buf) && df_safe_atou32(t->value, &v) >= 0 &&
-                    d->dev->mode == DF_MODE_GOVERN && df_governor_set_tunable(&d->dev->governor, name, v) >= 0)
-                        continue;
-                log_info("%s: forgetting the saved tunable %s=%s", d->name, name, t->value);
-                forget_at(s, d->name, t->key, &i);
-        }
-}
-
-static void apply_saved_frequency(struct manager_device *d, struct state *s) {
-        const struct state_choice *c = state_get(s, d->name, "frequency");
-        char config[32];
-        uint64_t f;
-
-        if (!c)
-                return;
-        df_spec_config_initial(d->spec, config, sizeof(config));
-        if (streq(c->config, config) && df_safe_atou64(c->value, &f) >= 0 &&
-            d->dev->governor.ops == &df_governor_userspace)
-                df_governor_userspace_set(&d->dev->governor, f);
-        else
-                (void) state_forget(s, d->name, "frequency");
-}
-
-static void apply_saved_points(struct manager_device *d, struct state *s) {
-        uint64_t f;
-
-        for (size_t i = 0; i < s->n; i++) {
-                const struct state_choice *o = &s->choices[i];
-
-                if (!streq(o->device, d->name) || strncmp(o->key, "opp:", 4) != 0)
-                        continue;
-                if (df_safe_atou64(o->key + 4, &f) >= 0 && streq(o->config, df_spec_config_point(d->spec, f)) &&
-                    df_device_set_opp_enabled(d->dev, f, streq(o->value, "enabled")) >= 0)
-                        continue;
-                forget_at(s, d->name, o->key, &i);
-        }
-}
-
-/* Persisted choices: applied unless the configuration's value for the key changed since. */
-int device_apply_state(struct manager_device *d) {
-        struct state *s = d->manager->state;
-
-        apply_saved_governor(d, s);
-        apply_saved_tunables(d, s);
-        apply_saved_frequency(d, s);
-        apply_saved_points(d, s);
-        return 0;
 }
 
 /* Phase two of attaching: the first writes (originals recorded just before), state, evaluation. */

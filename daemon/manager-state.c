@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Persisted choices applied to a device at attach and reload: each unless the configuration's
+ * value for its key changed since the choice was made (then the configuration wins). */
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "logging.h"
+#include "manager-internal.h"
+#include "units.h"
+
+/* Forget the choice at *i of a walk over the list: the walk goes on with the one after it. */
+static void forget_at(struct state *s, const char *device, const char *key, size_t *i) {
+        size_t before = s->n;
+
+        (void) state_forget(s, device, key);
+        if (s->n < before)
+                (*i)--; /* wraps at 0, and the loop's ++ brings it back */
+}
+
+static void apply_saved_governor(struct manager_device *d, struct state *s) {
+        char config[DF_ATTR_VALUE_MAX + 16];
+        const struct state_choice *c = state_get(s, d->name, "governor");
+
+        if (!c)
+                return;
+        df_spec_config_governor(d->spec, config, sizeof(config));
+        if (!streq(c->config, config)) {
+                log_info("%s: the configured governor changed; forgetting the saved choice %s", d->name, c->value);
+                (void) state_forget(s, d->name, "governor");
+                (void) state_forget(s, d->name, "tunable:");
+                (void) state_forget(s, d->name, "frequency");
+        } else if (d->dev->mode == DF_MODE_CLAMP) {
+                if (df_node_set_kernel_governor(d->node, c->value) < 0)
+                        log_warning("%s: cannot restore the saved kernel governor %s", d->name, c->value);
+        } else {
+                const struct df_governor_ops *ops = df_governor_find(c->value);
+                if (!ops || (ops != d->dev->governor.ops && device_switch_governor(d, ops) < 0))
+                        log_warning("%s: cannot restore the saved governor %s", d->name, c->value);
+        }
+}
+
+static void apply_saved_tunables(struct manager_device *d, struct state *s) {
+        char buf[16];
+        uint32_t v;
+
+        for (size_t i = 0; i < s->n; i++) {
+                const struct state_choice *t = &s->choices[i];
+                const char *name;
+
+                if (!streq(t->device, d->name) || strncmp(t->key, "tunable:", 8) != 0)
+                        continue;
+                name = t->key + 8;
+                df_spec_config_tunable(d->spec, name, buf, sizeof(buf));
+                if (streq(t->config, buf) && df_safe_atou32(t->value, &v) >= 0 &&
+                    d->dev->mode == DF_MODE_GOVERN && df_governor_set_tunable(&d->dev->governor, name, v) >= 0)
+                        continue;
+                log_info("%s: forgetting the saved tunable %s=%s", d->name, name, t->value);
+                forget_at(s, d->name, t->key, &i);
+        }
+}
+
+static void apply_saved_frequency(struct manager_device *d, struct state *s) {
+        const struct state_choice *c = state_get(s, d->name, "frequency");
+        char config[32];
+        uint64_t f;
+
+        if (!c)
+                return;
+        df_spec_config_initial(d->spec, config, sizeof(config));
+        if (streq(c->config, config) && df_safe_atou64(c->value, &f) >= 0 &&
+            d->dev->governor.ops == &df_governor_userspace)
+                df_governor_userspace_set(&d->dev->governor, f);
+        else
+                (void) state_forget(s, d->name, "frequency");
+}
+
+static void apply_saved_points(struct manager_device *d, struct state *s) {
+        uint64_t f;
+
+        for (size_t i = 0; i < s->n; i++) {
+                const struct state_choice *o = &s->choices[i];
+
+                if (!streq(o->device, d->name) || strncmp(o->key, "opp:", 4) != 0)
+                        continue;
+                if (df_safe_atou64(o->key + 4, &f) >= 0 && streq(o->config, df_spec_config_point(d->spec, f)) &&
+                    df_device_set_opp_enabled(d->dev, f, streq(o->value, "enabled")) >= 0)
+                        continue;
+                forget_at(s, d->name, o->key, &i);
+        }
+}
+
+/* Persisted choices: applied unless the configuration's value for the key changed since. */
+int device_apply_state(struct manager_device *d) {
+        struct state *s = d->manager->state;
+
+        apply_saved_governor(d, s);
+        apply_saved_tunables(d, s);
+        apply_saved_frequency(d, s);
+        apply_saved_points(d, s);
+        return 0;
+}
