@@ -31,28 +31,17 @@ $(gpu_load_section)
 gpu.max-frequency = 400MHz
 
 [profile balanced]
-*.polling-interval-is-no-key = 1
-EOF
-# A key no profile has: the configuration is refused, as any other bad line.
-start_bus
-out=$("$devfreqd" --check-config --root "$root" --config "$tmp/devfreqd.conf" 2>&1 || true)
-like "--check-config names the file and line of an unknown profile key" "$out" \
-        "devfreqd.conf:[0-9]+: unknown profile key 'polling-interval-is-no-key'"
-
-cat >"$tmp/devfreqd.conf" <<EOF
-[daemon]
-autodiscover = no
-
-$(gpu_load_section)
-
-[profile power-saver]
-gpu.max-frequency = 400MHz
-
-[profile balanced]
 
 [profile performance]
 gpu.min-frequency = 600MHz
 EOF
+start_bus
+# A key no profile has: the configuration is refused, as any other bad line, with its file:line.
+mkdir "$tmp/dropin"
+printf '%s\n' "[profile balanced]" "*.polling-interval-is-no-key = 1" >"$tmp/dropin/bad.conf"
+out=$("$devfreqd" --check-config --root "$root" --config "$tmp/devfreqd.conf" --config-dir "$tmp/dropin" 2>&1 || true)
+contains "--check-config names the file and line of an unknown profile key" "$out" \
+        "$tmp/dropin/bad.conf:2: unknown profile key 'polling-interval-is-no-key'"
 
 mget() { getv "$manager_path" "$manager_iface" "$1"; }
 owned() { bctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s "$1" | grep -q true; }
