@@ -188,8 +188,15 @@ static int switch_to(struct manager *m, const char *name, enum manager_profile_s
                 return -ENOENT;
         if (save)
                 persist(m, name);
-        if (name ? m->profile && streq(m->profile, name) : !m->profile)
-                return 0; /* a no-op that keeps the overrides */
+        if (name ? m->profile && streq(m->profile, name) : !m->profile) {
+                /* A no-op that keeps the overrides; the desktop's switch naming the profile in force
+                 * makes it the source, so that its next change is followed as its own. */
+                if (name && source == PROFILE_SOURCE_POWER_PROFILES && m->profile_source != source) {
+                        m->profile_source = source;
+                        changed(m);
+                }
+                return 0;
+        }
         if (name && !(copy = strdup(name)))
                 return log_oom();
         free(m->profile);
