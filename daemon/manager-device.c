@@ -292,7 +292,7 @@ static void persist(struct manager_device *d, const char *key, const char *value
                 log_warning_errno(r, "%s: cannot remember the choice %s=%s: %m", d->name, key, value);
 }
 
-int switch_governor(struct manager_device *d, const struct df_governor_ops *ops) {
+int device_switch_governor(struct manager_device *d, const struct df_governor_ops *ops) {
         const struct df_governor_ops *old = d->dev->governor.ops;
         int r;
 
@@ -337,6 +337,7 @@ int manager_device_set_governor_kernel(struct manager_device *d, const char *nam
 
 int manager_device_set_governor(struct manager_device *d, const char *name) {
         char config[DF_ATTR_VALUE_MAX + 16];
+        bool override = manager_device_profile_sets(d, "governor"); /* in memory only */
         int r;
 
         df_spec_config_governor(d->spec, config, sizeof(config));
@@ -351,15 +352,18 @@ int manager_device_set_governor(struct manager_device *d, const char *name) {
                         return -EINVAL;
                 if (ops == d->dev->governor.ops)
                         return 0;
-                r = switch_governor(d, ops);
+                r = device_switch_governor(d, ops);
                 if (r < 0)
                         return r;
-                log_info("%s: governor set to %s", d->name, name);
-                (void) state_forget(d->manager->state, d->name, "tunable:");
-                (void) state_forget(d->manager->state, d->name, "frequency");
+                log_info("%s: governor set to %s%s", d->name, name, override ? " (over the profile)" : "");
+                if (!override) {
+                        (void) state_forget(d->manager->state, d->name, "tunable:");
+                        (void) state_forget(d->manager->state, d->name, "frequency");
+                }
                 device_evaluate(d, true);
         }
-        persist(d, "governor", name, config);
+        if (!override)
+                persist(d, "governor", name, config);
         device_publish(d, true);
         manager_detach_vanished_later(d->manager);
         return 0;
@@ -381,17 +385,20 @@ int manager_device_set_frequency(struct manager_device *d, uint64_t freq) {
 
 int manager_device_set_tunable(struct manager_device *d, const char *name, uint32_t value) {
         char key[96], v[16], buf[16];
+        bool override;
         int r;
 
         if (d->dev->mode != DF_MODE_GOVERN)
                 return -EOPNOTSUPP;
+        override = manager_device_profile_sets(d, name);
         r = df_governor_set_tunable(&d->dev->governor, name, value);
         if (r < 0)
                 return r;
         snprintf(key, sizeof(key), "tunable:%s", name);
         snprintf(v, sizeof(v), "%" PRIu32, value);
         df_spec_config_tunable(d->spec, name, buf, sizeof(buf));
-        persist(d, key, v, buf);
+        if (!override)
+                persist(d, key, v, buf);
         d->pending = true;
         flush(d);
         return 0;

@@ -88,6 +88,13 @@ int manager_attach_path(struct manager *m, const char *path) {
         manager_regroup(m);
         if (m->listener && m->listener->devices_changed)
                 m->listener->devices_changed(m, m->listener_userdata);
+        /* The active profile's settings and held requests reach the newcomer too. */
+        if (m->profile && m->profile[0]) {
+                manager_profile_apply_device(m, d);
+                if (m->listener && m->listener->profile_requests)
+                        m->listener->profile_requests(m, d, m->listener_userdata);
+                device_evaluate(d, true);
+        }
         return 1;
 }
 

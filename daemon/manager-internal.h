@@ -13,13 +13,20 @@ void device_poll(struct manager_device *d);
 void device_publish(struct manager_device *d, bool full);
 void device_set_error(struct manager_device *d, int level, const char *fmt, ...) _printf_(3, 4);
 int device_activate(struct manager_device *d);
-int device_apply_state(struct manager_device *d);
-/* Switch the governor of a govern-mode device, its load source with it; the old one back on error. */
-int switch_governor(struct manager_device *d, const struct df_governor_ops *ops);
 int device_open_load(struct manager_device *d);
 struct manager_device *device_free(struct manager_device *d);
 int node_first_write(struct df_node *n, void *userdata);
 int manager_device_set_governor_kernel(struct manager_device *d, const char *name);
+int device_switch_governor(struct manager_device *d, const struct df_governor_ops *ops);
+
+/* manager-state.c: persisted choices */
+int device_apply_state(struct manager_device *d);
+
+/* manager-profile.c */
+/* At start, after every device is attached: the persisted or the default profile. */
+void manager_profile_start(struct manager *m);
+/* After a reload: the active profile against the new configuration, or none when it is gone. */
+void manager_profile_reload(struct manager *m);
 
 /* manager-build.c: turn the configuration into devices without writing anything */
 int build_devices(

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Persisted choices applied to a device when it is attached: each unless the configuration's value
- * for its key changed since the choice was made (then the configuration wins, the choice goes). */
+/* Persisted choices applied to a device at attach and reload: each unless the configuration's
+ * value for its key changed since the choice was made (then the configuration wins). */
 
+#include <inttypes.h>
 #include <string.h>
 
 #include "logging.h"
@@ -34,7 +35,7 @@ static void apply_saved_governor(struct manager_device *d, struct state *s) {
                         log_warning("%s: cannot restore the saved kernel governor %s", d->name, c->value);
         } else {
                 const struct df_governor_ops *ops = df_governor_find(c->value);
-                if (!ops || (ops != d->dev->governor.ops && switch_governor(d, ops) < 0))
+                if (!ops || (ops != d->dev->governor.ops && device_switch_governor(d, ops) < 0))
                         log_warning("%s: cannot restore the saved governor %s", d->name, c->value);
         }
 }

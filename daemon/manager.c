@@ -70,6 +70,7 @@ struct manager *manager_free(struct manager *m) {
         free(m->config_dir);
         free(m->runtime_dir);
         free(m->state_dir);
+        free(m->profile);
         free(m);
         return NULL;
 }
@@ -441,6 +442,7 @@ int manager_start(struct manager *m) {
         restore_leftovers(m);
         link_passive(m);
         activate_all(m, m->devices, m->n_devices);
+        manager_profile_start(m);
         manager_regroup(m);
         manager_detach_vanished(m);
         if (m->listener && m->listener->devices_changed)
@@ -552,6 +554,7 @@ int manager_reload(struct manager *m, char **ret_error) {
         link_passive(m);
         activate_all(m, activate, n_activate);
         free(activate);
+        manager_profile_reload(m);
         manager_regroup(m);
         manager_detach_vanished(m);
         if (m->listener && m->listener->devices_changed)

@@ -14,6 +14,7 @@
 #include "load.h"
 #include "node.h"
 #include "originals.h"
+#include "profile.h"
 #include "spec.h"
 #include "state.h"
 #include "sysfs.h"
@@ -54,6 +55,19 @@ struct manager_listener {
         void (*device_removing)(struct manager *m, struct manager_device *d, void *userdata);
         /* Published properties of a device changed: a DEVICE_CHANGED_* mask. */
         void (*device_changed)(struct manager *m, struct manager_device *d, unsigned mask, void *userdata);
+        /* The active profile or its source changed. */
+        void (*profile_changed)(struct manager *m, void *userdata);
+        /* The floor and ceiling the profile holds on a device (d->profile.min_freq and max_freq) are
+         * decided: set the daemon's own requests to them, without re-evaluating (the manager does). */
+        void (*profile_requests)(struct manager *m, struct manager_device *d, void *userdata);
+};
+
+/* Where the active profile came from (ActiveProfileSource). */
+enum manager_profile_source {
+        PROFILE_SOURCE_NONE, /* no profile */
+        PROFILE_SOURCE_DEFAULT,
+        PROFILE_SOURCE_CLIENT,
+        PROFILE_SOURCE_POWER_PROFILES,
 };
 
 struct manager_options {
@@ -119,6 +133,9 @@ struct manager_device {
 
         struct device_published published;
         void *bus_data; /* owned by the bus layer */
+
+        struct df_profile_decision profile;  /* what the active profile sets here */
+        char kernel_base[DF_ATTR_VALUE_MAX]; /* clamp: the kernel's governor before a profile set one */
 };
 
 struct manager {
@@ -139,6 +156,9 @@ struct manager {
 
         struct originals *originals;
         struct state *state;
+
+        char *profile; /* the active profile, NULL for none */
+        enum manager_profile_source profile_source;
 
         const struct manager_listener *listener;
         void *listener_userdata;
@@ -182,6 +202,22 @@ int manager_check_config(const struct manager_options *o, FILE *out);
 int manager_restore_originals_file(const struct manager_options *o);
 
 struct manager_device *manager_find_device(const struct manager *m, const char *name);
+
+/*
+ * Make profile `name` active (NULL or "" for none) for `source`: decided for every device, then
+ * applied. 1 when it changed, 0 when it was active already (only its source may change), -ENOENT
+ * for an unknown profile (nothing changes). A client's choice is persisted.
+ */
+int manager_set_profile(struct manager *m, const char *name, enum manager_profile_source source);
+/* Hand the listener the daemon's requests of every device again (a listener that came later). */
+void manager_profile_resync(struct manager *m);
+/* Apply the active profile to one device (attach, hotplug, reload). */
+void manager_profile_apply_device(struct manager *m, struct manager_device *d);
+/* "default", "client", "power-profiles-daemon", or "" for none. */
+const char *manager_profile_source_to_string(enum manager_profile_source s);
+/* Whether a SetGovernor ("governor") or SetTunable (the tunable's name) of `key` overrides the
+ * active profile: then it is kept in memory only, and the next switch drops it. */
+bool manager_device_profile_sets(const struct manager_device *d, const char *key);
 
 /* Operations the bus layer calls. Each re-evaluates the device before it returns. */
 int manager_device_add_request(

@@ -267,6 +267,9 @@ static int authorize_by_groups(struct bus *b, uint32_t euid, const char *action,
                 if (streq(action, ACTION_REQUEST) &&
                     in_groups(groups, n, c->request_groups, c->n_request_groups))
                         return 1;
+                if (streq(action, ACTION_SET_PROFILE) &&
+                    in_groups(groups, n, c->profile_groups, c->n_profile_groups))
+                        return 1;
         }
         return sd_bus_error_setf(
                 error, SD_BUS_ERROR_ACCESS_DENIED,

@@ -15,6 +15,7 @@
 #define ACTION_REQUEST "org.devfreqd.devfreq1.request"
 #define ACTION_SET_GOVERNOR "org.devfreqd.devfreq1.set-governor"
 #define ACTION_CONFIGURE "org.devfreqd.devfreq1.configure"
+#define ACTION_SET_PROFILE "org.devfreqd.devfreq1.set-profile"
 
 #define REQUEST_STRING_MAX 256
 #define CURRENT_FREQUENCY_COALESCE_USEC UINT64_C(100000)
@@ -23,6 +24,7 @@
 struct client;
 struct request;
 struct auth_check;
+struct power_profiles;
 
 /* A QoS request object: owned by its client, linked on its device, keyed by id. */
 struct request {
@@ -115,6 +117,13 @@ struct bus {
         size_t peak_requests;  /* the most live at once since the heap was last trimmed */
         sd_event_source *trim; /* a pending malloc_trim() after the last request went */
 
+        /* the daemon's own requests (profiles): their client, outside the list and every limit */
+        struct client *daemon_client;
+        size_t n_held;
+
+        /* following power-profiles-daemon (power-profiles.c) */
+        struct power_profiles *power_profiles;
+
         /* clients */
         struct client *clients;
         size_t n_clients_with_requests;
@@ -162,7 +171,27 @@ bool device_changes_hold(struct bus *b, struct manager_device *d);
 void device_changes_release(struct bus *b, unsigned mask);
 int device_path(struct manager_device *d, char **ret);
 
+/* dbus/request-table.c */
+uint64_t request_next_id(struct bus *b);
+int request_table_insert(struct bus *b, struct request *q);
+struct request *request_table_find(const struct bus *b, uint64_t id);
+void request_table_remove(struct bus *b, struct request *q);
+int request_lease_add(struct bus *b, struct request *q);
+void request_lease_remove(struct bus *b, struct request *q);
+
+/* dbus/request-held.c: the daemon's own requests, for the active profile's floors and ceilings */
+void held_requests_sync(struct manager *m, struct manager_device *d, void *userdata);
+bool request_is_held(const struct request *q);
+/* Drop one (its device goes, or the bus does). */
+void held_request_drop(struct request *q);
+void held_requests_free(struct bus *b);
+
 /* dbus/request.c */
+void request_link(struct request *q, struct device_data *dd);
+void request_unlink(struct request *q, struct device_data *dd);
+struct request *request_free(struct request *q);
+int request_emit_removed(struct bus *b, struct request *q);
+void request_emit_value_changed(struct request *q);
 int request_add(
         struct bus *b, sd_bus_message *m, struct manager_device *d, enum df_qos_type type, uint64_t value,
         const char *reason, const char *application_id, uint64_t timeout_ms, sd_bus_error *error,
@@ -194,6 +223,13 @@ void auth_checks_free_all(struct bus *b);
 
 /* dbus/logind.c */
 int logind_watch_start(struct bus *b);
+
+/* dbus/manager.c */
+void manager_emit_profile_changed(struct manager *m, void *userdata);
+
+/* dbus/power-profiles.c: following power-profiles-daemon's ActiveProfile */
+int power_profiles_start(struct bus *b);
+void power_profiles_free(struct bus *b);
 
 /* dbus/bus.c */
 /*

@@ -33,6 +33,8 @@ static void on_devices_changed(struct manager *m, void *userdata) {
                 b->devices_changed = true;
                 (void) sd_bus_emit_interfaces_added(b->bus, dd->path, IFACE_DEVICE, NULL);
         }
+        /* Start and reload come here: a reload may change the set of profiles. */
+        (void) sd_bus_emit_properties_changed(b->bus, OBJECT_ROOT, IFACE_MANAGER, "Profiles", NULL);
         if (!b->devices_changed)
                 return;
         b->devices_changed = false;
@@ -65,6 +67,8 @@ static const struct manager_listener listener = {
         .devices_changed = on_devices_changed,
         .device_removing = on_device_removing,
         .device_changed = on_device_changed,
+        .profile_changed = manager_emit_profile_changed,
+        .profile_requests = held_requests_sync,
 };
 
 /* --- signals ---------------------------------------------------------------------------------- */
@@ -271,6 +275,8 @@ static int bus_serve(struct bus *b, bool watch_polkit) {
                 if (dd)
                         dd->announced = true; /* nobody could have seen them before they were served */
         }
+        /* The profile chosen at start holds its requests from now on. */
+        manager_profile_resync(m);
         return 0;
 }
 
@@ -299,6 +305,7 @@ int bus_new(
                 log_error_errno(r, "Failed to own the name %s: %m", BUS_NAME);
                 goto fail;
         }
+        (void) power_profiles_start(b);
         *ret = b;
         return 0;
 
@@ -337,7 +344,9 @@ struct bus *bus_free(struct bus *b) {
         b->coalesce_timer = sd_event_source_disable_unref(b->coalesce_timer);
         b->trim = sd_event_source_disable_unref(b->trim);
         auth_checks_free_all(b);
+        power_profiles_free(b);
         requests_free_all(b);
+        held_requests_free(b);
         clients_free_all(b);
         sd_bus_slot_unref(b->polkit_watch);
         sd_bus_slot_unref(b->disconnected);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The org.devfreqd.Devfreq1.Manager object: device lookup, Reload(), daemon-wide properties. */
+/* The org.devfreqd.Devfreq1.Manager object: device lookup, Reload(), profiles, daemon-wide properties. */
 
 #include <errno.h>
 #include <stdlib.h>
@@ -119,12 +119,107 @@ static int property_get_devices(
         return sd_bus_message_close_container(reply);
 }
 
+static int method_set_profile(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        struct bus *b = userdata;
+        char e[ECHO_BUFFER];
+        const char *name;
+        int r;
+
+        r = sd_bus_message_read(m, "s", &name);
+        if (r < 0)
+                return r;
+        if (*name) {
+                r = bus_check_name_arg("profile", name, error);
+                if (r < 0)
+                        return r;
+        }
+        r = bus_authorize(b, m, ACTION_SET_PROFILE, error);
+        if (r <= 0)
+                return r < 0 ? r : 1;
+        r = manager_set_profile(b->manager, name, PROFILE_SOURCE_CLIENT);
+        if (r == -ENOENT)
+                return sd_bus_error_setf(
+                        error, ERROR_NO_SUCH_PROFILE, "No profile '%s' (see Profiles)", bus_echo(name, e));
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(m, NULL);
+}
+
+static int method_get_profile(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        struct bus *b = userdata;
+        const struct df_config_profile *p;
+        char e[ECHO_BUFFER];
+        const char *name;
+        int r;
+
+        r = sd_bus_message_read(m, "s", &name);
+        if (r < 0)
+                return r;
+        p = df_config_find_profile(b->manager->config, name);
+        if (!p)
+                return sd_bus_error_setf(
+                        error, ERROR_NO_SUCH_PROFILE, "No profile '%s' (see Profiles)", bus_echo(name, e));
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(sss)");
+        for (size_t i = 0; r >= 0 && i < p->n_lines; i++)
+                r = sd_bus_message_append(
+                        reply, "(sss)", p->lines[i].device ?: "*", p->lines[i].key, p->lines[i].value);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int property_get_profiles(
+        sd_bus *bus, const char *path, const char *interface, const char *property, sd_bus_message *reply,
+        void *userdata, sd_bus_error *error) {
+        struct bus *b = userdata;
+        const struct df_config *c = b->manager->config;
+        int r = sd_bus_message_open_container(reply, 'a', "s");
+
+        for (size_t i = 0; r >= 0 && c && i < c->n_profiles; i++)
+                r = sd_bus_message_append(reply, "s", c->profiles[i].name);
+        if (r < 0)
+                return r;
+        return sd_bus_message_close_container(reply);
+}
+
+static int property_get_active_profile(
+        sd_bus *bus, const char *path, const char *interface, const char *property, sd_bus_message *reply,
+        void *userdata, sd_bus_error *error) {
+        struct bus *b = userdata;
+
+        if (streq(property, "ActiveProfile"))
+                return sd_bus_message_append(reply, "s", strempty(b->manager->profile));
+        return sd_bus_message_append(reply, "s", manager_profile_source_to_string(b->manager->profile_source));
+}
+
+/* ActiveProfile and ActiveProfileSource, with their values. */
+void manager_emit_profile_changed(struct manager *m, void *userdata) {
+        struct bus *b = userdata;
+        const sd_bus_vtable *props[] = {
+                bus_vtable_property(manager_vtable, "ActiveProfile"),
+                bus_vtable_property(manager_vtable, "ActiveProfileSource"),
+        };
+
+        if (props[0] && props[1])
+                (void) bus_emit_properties_changed(b, OBJECT_ROOT, IFACE_MANAGER, props, 2, b, NULL);
+}
+
 const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Governors", "as", property_get_governors, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("DryRun", "b", property_get_dry_run, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Devices", "ao", property_get_devices, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Profiles", "as", property_get_profiles, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY(
+                "ActiveProfile", "s", property_get_active_profile, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY(
+                "ActiveProfileSource", "s", property_get_active_profile, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_METHOD_WITH_ARGS(
                 "ListDevices", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(so)", devices), method_list_devices,
                 SD_BUS_VTABLE_UNPRIVILEGED),
@@ -133,5 +228,11 @@ const sd_bus_vtable manager_vtable[] = {
                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS(
                 "Reload", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS(
+                "SetProfile", SD_BUS_ARGS("s", name), SD_BUS_NO_RESULT, method_set_profile,
+                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS(
+                "GetProfile", SD_BUS_ARGS("s", name), SD_BUS_RESULT("a(sss)", settings), method_get_profile,
+                SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };

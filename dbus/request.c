@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* QoS request objects: unguessable never-reused ids, the id table, leases on one CLOCK_BOOTTIME
- * timer, and the org.devfreqd.Devfreq1.Request interface. */
+/* QoS request objects: adding and dropping them, and the org.devfreqd.Devfreq1.Request interface.
+ * Their ids, the id table and the leases are request-table.c. */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -14,257 +14,6 @@
 #include "bus-internal.h"
 #include "logging.h"
 #include "units.h"
-
-uint64_t clock_now(clockid_t clock) {
-        struct timespec ts;
-
-        clock_gettime(clock, &ts);
-        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
-}
-
-/* --- ids: a keyed permutation of a counter (SipHash-2-4 rounds in a Feistel network), so every
- * id is unique for the daemon's life without remembering the old ones, and unguessable. */
-
-static inline uint64_t rotl(uint64_t x, int b) {
-        return (x << b) | (x >> (64 - b));
-}
-
-#define SIPROUND(v0, v1, v2, v3)                                                                             \
-        do {                                                                                                 \
-                v0 += v1;                                                                                    \
-                v1 = rotl(v1, 13);                                                                           \
-                v1 ^= v0;                                                                                    \
-                v0 = rotl(v0, 32);                                                                           \
-                v2 += v3;                                                                                    \
-                v3 = rotl(v3, 16);                                                                           \
-                v3 ^= v2;                                                                                    \
-                v0 += v3;                                                                                    \
-                v3 = rotl(v3, 21);                                                                           \
-                v3 ^= v0;                                                                                    \
-                v2 += v1;                                                                                    \
-                v1 = rotl(v1, 17);                                                                           \
-                v1 ^= v2;                                                                                    \
-                v2 = rotl(v2, 32);                                                                           \
-        } while (0)
-
-/* SipHash-2-4 of one 64-bit word. */
-static uint64_t siphash_u64(const uint64_t key[2], uint64_t m) {
-        uint64_t v0 = key[0] ^ UINT64_C(0x736f6d6570736575), v1 = key[1] ^ UINT64_C(0x646f72616e646f6d);
-        uint64_t v2 = key[0] ^ UINT64_C(0x6c7967656e657261), v3 = key[1] ^ UINT64_C(0x7465646279746573);
-        uint64_t b = UINT64_C(8) << 56;
-
-        v3 ^= m;
-        SIPROUND(v0, v1, v2, v3);
-        SIPROUND(v0, v1, v2, v3);
-        v0 ^= m;
-        v3 ^= b;
-        SIPROUND(v0, v1, v2, v3);
-        SIPROUND(v0, v1, v2, v3);
-        v0 ^= b;
-        v2 ^= 0xff;
-        for (int i = 0; i < 4; i++)
-                SIPROUND(v0, v1, v2, v3);
-        return v0 ^ v1 ^ v2 ^ v3;
-}
-
-static uint64_t permute(const uint64_t key[2], uint64_t x) {
-        uint32_t l = (uint32_t) (x >> 32), r = (uint32_t) x;
-
-        for (uint64_t round = 0; round < 4; round++) {
-                uint32_t f = (uint32_t) siphash_u64(key, (round << 32) | r);
-                uint32_t t = r;
-                r = l ^ f;
-                l = t;
-        }
-        return ((uint64_t) l << 32) | r;
-}
-
-static uint64_t next_id(struct bus *b) {
-        uint64_t id;
-
-        if (b->id_key[0] == 0 && b->id_key[1] == 0 &&
-            getrandom(b->id_key, sizeof(b->id_key), 0) != (ssize_t) sizeof(b->id_key)) {
-                /* Without the random pool, fall back on time: unique still, less unguessable. */
-                b->id_key[0] = clock_now(CLOCK_REALTIME);
-                b->id_key[1] = clock_now(CLOCK_MONOTONIC) ^ (uint64_t) getpid();
-        }
-        do
-                id = permute(b->id_key, b->id_counter++);
-        while (id == 0);
-        return id;
-}
-
-/* --- the id table: open addressing, linear probing, backward-shift deletion ------------------ */
-
-static size_t slot_of(const struct bus *b, uint64_t id) {
-        return (size_t) (id * UINT64_C(0x9e3779b97f4a7c15) >> 7) & (b->table_size - 1);
-}
-
-static int table_grow(struct bus *b) {
-        size_t size = b->table_size ? b->table_size * 2 : 64;
-        struct request **t = calloc(size, sizeof(*t)), **old = b->table;
-        size_t old_size = b->table_size;
-
-        if (!t)
-                return -ENOMEM;
-        b->table = t;
-        b->table_size = size;
-        for (size_t i = 0; i < old_size; i++) {
-                if (!old[i])
-                        continue;
-                size_t s = slot_of(b, old[i]->id);
-                while (t[s])
-                        s = (s + 1) & (size - 1);
-                t[s] = old[i];
-        }
-        free(old);
-        return 0;
-}
-
-static int table_insert(struct bus *b, struct request *q) {
-        size_t s;
-        int r;
-
-        if ((b->n_requests + 1) * 2 > b->table_size) {
-                r = table_grow(b);
-                if (r < 0)
-                        return r;
-        }
-        s = slot_of(b, q->id);
-        while (b->table[s])
-                s = (s + 1) & (b->table_size - 1);
-        b->table[s] = q;
-        b->n_requests++;
-        return 0;
-}
-
-static struct request *table_find(const struct bus *b, uint64_t id) {
-        if (b->table_size == 0)
-                return NULL;
-        for (size_t s = slot_of(b, id); b->table[s]; s = (s + 1) & (b->table_size - 1))
-                if (b->table[s]->id == id)
-                        return b->table[s];
-        return NULL;
-}
-
-static void table_remove(struct bus *b, struct request *q) {
-        size_t mask = b->table_size - 1, s = slot_of(b, q->id);
-
-        while (b->table[s] != q)
-                s = (s + 1) & mask;
-        b->table[s] = NULL;
-        b->n_requests--;
-        /* Pull later members of the probe run back over the hole. */
-        for (size_t j = (s + 1) & mask; b->table[j]; j = (j + 1) & mask) {
-                size_t home = slot_of(b, b->table[j]->id);
-                if (((j - home) & mask) >= ((j - s) & mask)) {
-                        b->table[s] = b->table[j];
-                        b->table[j] = NULL;
-                        s = j;
-                }
-        }
-}
-
-/* --- leases: a min-heap by expiry and one timer at its top ----------------------------------- */
-
-static void lease_swap(struct bus *b, size_t i, size_t j) {
-        struct request *t = b->leases[i];
-
-        b->leases[i] = b->leases[j];
-        b->leases[j] = t;
-        b->leases[i]->lease_index = i + 1;
-        b->leases[j]->lease_index = j + 1;
-}
-
-static void lease_sift(struct bus *b, size_t i) {
-        while (i > 0 && b->leases[(i - 1) / 2]->expires_boottime > b->leases[i]->expires_boottime) {
-                lease_swap(b, i, (i - 1) / 2);
-                i = (i - 1) / 2;
-        }
-        for (;;) {
-                size_t l = 2 * i + 1, r = l + 1, m = i;
-                if (l < b->n_leases && b->leases[l]->expires_boottime < b->leases[m]->expires_boottime)
-                        m = l;
-                if (r < b->n_leases && b->leases[r]->expires_boottime < b->leases[m]->expires_boottime)
-                        m = r;
-                if (m == i)
-                        return;
-                lease_swap(b, i, m);
-                i = m;
-        }
-}
-
-static int on_lease_timer(sd_event_source *s, uint64_t usec, void *userdata);
-
-static void lease_rearm(struct bus *b) {
-        int r;
-
-        if (b->n_leases == 0) {
-                if (b->lease_timer)
-                        (void) sd_event_source_set_enabled(b->lease_timer, SD_EVENT_OFF);
-                return;
-        }
-        if (!b->lease_timer) {
-                r = sd_event_add_time(
-                        b->event, &b->lease_timer, CLOCK_BOOTTIME, b->leases[0]->expires_boottime, 1000,
-                        on_lease_timer, b);
-                if (r < 0) {
-                        log_error_errno(r, "Cannot arm the lease timer: %m");
-                        return;
-                }
-                (void) sd_event_source_set_description(b->lease_timer, "request-leases");
-                return;
-        }
-        (void) sd_event_source_set_time(b->lease_timer, b->leases[0]->expires_boottime);
-        (void) sd_event_source_set_enabled(b->lease_timer, SD_EVENT_ONESHOT);
-}
-
-static int lease_add(struct bus *b, struct request *q) {
-        if (b->n_leases == b->allocated_leases) {
-                size_t n = b->allocated_leases ? b->allocated_leases * 2 : 16;
-                struct request **v = realloc(b->leases, n * sizeof(*v));
-                if (!v)
-                        return -ENOMEM;
-                b->leases = v;
-                b->allocated_leases = n;
-        }
-        b->leases[b->n_leases] = q;
-        q->lease_index = ++b->n_leases;
-        lease_sift(b, b->n_leases - 1);
-        lease_rearm(b);
-        return 0;
-}
-
-static void lease_remove(struct bus *b, struct request *q) {
-        size_t i;
-
-        if (q->lease_index == 0)
-                return;
-        i = q->lease_index - 1;
-        q->lease_index = 0;
-        b->n_leases--;
-        if (i != b->n_leases) {
-                b->leases[i] = b->leases[b->n_leases];
-                b->leases[i]->lease_index = i + 1;
-                lease_sift(b, i);
-        }
-        lease_rearm(b);
-}
-
-static int on_lease_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        struct bus *b = userdata;
-        uint64_t now = clock_now(CLOCK_BOOTTIME);
-
-        while (b->n_leases > 0 && b->leases[0]->expires_boottime <= now) {
-                struct request *q = b->leases[0];
-                log_info("%s: request %" PRIu64 " expired", q->device->name, q->id);
-                request_drop(q, true);
-        }
-        lease_rearm(b);
-        return 0;
-}
-
-/* --- adding and dropping ---------------------------------------------------------------------- */
 
 int request_validate_value(struct manager_device *d, enum df_qos_type type, uint64_t value, sd_bus_error *error) {
         if (type == DF_QOS_MAX_FREQUENCY && value == 0)
@@ -283,7 +32,7 @@ int request_validate_value(struct manager_device *d, enum df_qos_type type, uint
         return 0;
 }
 
-static void link_request(struct request *q, struct device_data *dd) {
+void request_link(struct request *q, struct device_data *dd) {
         struct client *c = q->client;
 
         q->client_next = c->requests;
@@ -298,7 +47,7 @@ static void link_request(struct request *q, struct device_data *dd) {
         dd->n_requests++;
 }
 
-static void unlink_request(struct request *q, struct device_data *dd) {
+void request_unlink(struct request *q, struct device_data *dd) {
         struct client *c = q->client;
 
         if (q->client_prev)
@@ -317,7 +66,7 @@ static void unlink_request(struct request *q, struct device_data *dd) {
         dd->n_requests--;
 }
 
-static struct request *request_free(struct request *q) {
+struct request *request_free(struct request *q) {
         free(q->path);
         free(q->reason);
         free(q->application_id);
@@ -373,7 +122,7 @@ static int emit_request_added(struct bus *b, struct request *q) {
 }
 
 /* InterfacesRemoved, built while the request still exists (it may be sent after its reply). */
-static int emit_request_removed(struct bus *b, struct request *q) {
+int request_emit_removed(struct bus *b, struct request *q) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r;
 
@@ -412,10 +161,11 @@ int request_add(
                         error, ERROR_TOO_MANY_REQUESTS,
                         "This client holds %zu requests, the most allowed (max-requests-per-client)",
                         client->n_requests);
-        if (b->n_requests >= c->max_requests)
+        /* The daemon's own requests count against no limit. */
+        if (b->n_requests - b->n_held >= c->max_requests)
                 return sd_bus_error_setf(
                         error, ERROR_TOO_MANY_REQUESTS,
-                        "%zu requests are live, the most allowed (max-requests)", b->n_requests);
+                        "%zu requests are live, the most allowed (max-requests)", b->n_requests - b->n_held);
         if ((!client || client->n_requests == 0) && b->n_clients_with_requests >= c->max_clients)
                 return sd_bus_error_setf(
                         error, ERROR_TOO_MANY_REQUESTS,
@@ -443,7 +193,7 @@ int request_add(
         q->bus = b;
         q->client = client;
         q->device = d;
-        q->id = next_id(b);
+        q->id = request_next_id(b);
         q->uid = uid;
         q->pid = pid;
         q->created_realtime = now_realtime;
@@ -454,27 +204,27 @@ int request_add(
         q->reason = strdup(reason);
         q->application_id = strdup(application_id);
         if (!q->reason || !q->application_id || asprintf(&q->path, REQUEST_PREFIX "/%" PRIu64, q->id) < 0 ||
-            table_insert(b, q) < 0) {
+            request_table_insert(b, q) < 0) {
                 request_free(q);
                 client_release_if_unused(client);
                 return -ENOMEM;
         }
         if (client->n_requests == 0)
                 b->n_clients_with_requests++;
-        link_request(q, dd);
+        request_link(q, dd);
         b->peak_requests = MAX(b->peak_requests, b->n_requests);
 
         /* The reply waits for this: the device is re-evaluated and written here. */
         r = manager_device_add_request(d, &q->qos, type, value);
         if (r >= 0 && timeout_ms)
-                r = lease_add(b, q);
+                r = request_lease_add(b, q);
         if (r < 0) {
                 if (df_qos_request_active(&q->qos))
                         (void) manager_device_remove_request(d, &q->qos);
-                unlink_request(q, dd);
+                request_unlink(q, dd);
                 if (client->n_requests == 0)
                         b->n_clients_with_requests--;
-                table_remove(b, q);
+                request_table_remove(b, q);
                 request_free(q);
                 client_release_if_unused(client);
                 return r;
@@ -529,11 +279,14 @@ void request_drop(struct request *q, bool reevaluate) {
         struct device_data *dd = d->bus_data;
         struct client *client = q->client;
 
+        if (request_is_held(q))
+                return held_request_drop(q);
+
         /* InterfacesRemoved while the object can still be resolved. */
-        (void) emit_request_removed(b, q);
-        table_remove(b, q);
-        lease_remove(b, q);
-        unlink_request(q, dd);
+        (void) request_emit_removed(b, q);
+        request_table_remove(b, q);
+        request_lease_remove(b, q);
+        request_unlink(q, dd);
         if (client->n_requests == 0)
                 b->n_clients_with_requests--;
         if (reevaluate) {
@@ -583,7 +336,7 @@ int request_object_find(
 
         if (strncmp(path, REQUEST_PREFIX "/", strlen(REQUEST_PREFIX) + 1) != 0 || df_safe_atou64(e + 1, &id) < 0)
                 return 0;
-        q = table_find(b, id);
+        q = request_table_find(b, id);
         /* One path a request: ".../0123" parses as 123 but is no path of it. */
         if (q && streq(q->path, path)) {
                 *found = q;
@@ -672,6 +425,11 @@ static int check_owner(struct request *q, sd_bus_message *m, sd_bus_error *error
         uint32_t euid, pid;
         int r;
 
+        if (request_is_held(q))
+                return sd_bus_error_setf(
+                        error, SD_BUS_ERROR_ACCESS_DENIED,
+                        "Request %" PRIu64 " is the daemon's own (%s); only a profile switch changes it",
+                        q->id, q->reason);
         if (streq(message_sender(m), q->client->name))
                 return 0;
         r = sender_creds(q->bus, m, &euid, &pid);
@@ -685,7 +443,7 @@ static int check_owner(struct request *q, sd_bus_message *m, sd_bus_error *error
                 q->client->name);
 }
 
-static void emit_value_changed(struct request *q) {
+void request_emit_value_changed(struct request *q) {
         static const sd_bus_vtable *value;
 
         if (!value)
@@ -716,7 +474,7 @@ static int method_update(sd_bus_message *m, void *userdata, sd_bus_error *error)
         if (r >= 0)
                 r = sd_bus_reply_method_return(m, NULL);
         /* The change signals follow the reply (bus_send_signal() says why). */
-        emit_value_changed(q);
+        request_emit_value_changed(q);
         if (held)
                 device_changes_release(q->bus, 0);
         log_debug("%s: request %" PRIu64 " updated to %" PRIu64, q->device->name, q->id, value);

@@ -20,3 +20,4 @@
 #define ERROR_INVALID_CONFIGURATION "org.devfreqd.Devfreq1.Error.InvalidConfiguration"
 #define ERROR_TOO_MANY_REQUESTS "org.devfreqd.Devfreq1.Error.TooManyRequests"
 #define ERROR_DEVICE_FAILED "org.devfreqd.Devfreq1.Error.DeviceFailed"
+#define ERROR_NO_SUCH_PROFILE "org.devfreqd.Devfreq1.Error.NoSuchProfile"

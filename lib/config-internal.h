@@ -27,6 +27,7 @@ enum section_kind {
         SECTION_NONE, /* before the first header */
         SECTION_DAEMON,
         SECTION_DEVICE,
+        SECTION_PROFILE,
         SECTION_IGNORED, /* a header already reported as wrong: its keys are skipped */
 };
 
@@ -61,6 +62,7 @@ struct parser {
         bool prev_name;           /* an indented line continues the previous value */
         enum section_kind section;
         size_t device;
+        size_t profile;
 
         /* The assignment being collected: continuation lines append to it. */
         char *key;
@@ -82,6 +84,8 @@ bool config_loc_before(const struct df_config *c, const struct df_location *a, c
 /* config-keys.c */
 const char *config_governor_names(char *buf, size_t size);
 bool config_kernel_governor_name_valid(const char *s);
+bool config_tunable_known(const char *name);
+int config_parse_tunable(struct parser *p, const char *name, const char *value, uint32_t *ret);
 int config_parse_frequency(struct parser *p, const char *s, bool zero_ok, uint64_t *ret);
 
 /* config-opp.c: the point lines of a device section */
@@ -95,5 +99,13 @@ void config_parse_source(struct parser *p, const char *path, FILE *f, const char
 void config_parse_file(struct parser *p, const char *path, bool missing_ok);
 void config_parse_dropins(struct parser *p, const char *dir);
 
+/* config-profile.c: [profile NAME] sections */
+int config_profile_begin(struct parser *p, const char *name);
+int config_apply_profile_line(struct parser *p, const char *name, const char *value);
+void config_validate_profiles(struct parser *p);
+void config_profile_done(struct df_config_profile *pr);
+
 /* config-validate.c */
 void config_validate(struct parser *p);
+/* The configured device runs no load source, as far as its path's spelling tells. */
+bool config_lacks_load(const struct df_config_device *d);

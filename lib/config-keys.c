@@ -102,7 +102,7 @@ const char *config_governor_names(char *buf, size_t size) {
         return buf;
 }
 
-static bool tunable_known(const char *name) {
+bool config_tunable_known(const char *name) {
         for (size_t i = 0; i < df_governors_count; i++)
                 if (df_governor_tunable_index(df_governors[i], name) >= 0)
                         return true;
@@ -153,6 +153,9 @@ enum key_id {
         KEY_POLLING_INTERVAL,
         KEY_ALLOW_GROUPS,
         KEY_REQUEST_GROUPS,
+        KEY_PROFILE_GROUPS,
+        KEY_DEFAULT_PROFILE,
+        KEY_FOLLOW_POWER_PROFILES,
         KEY_LIMIT, /* a uint32_t count of struct df_config, at key.limit */
         KEY_PATH,
         KEY_MODE,
@@ -186,6 +189,9 @@ static const struct key {
         { "polling-interval", KEY_POLLING_INTERVAL, IN_DAEMON | IN_DEVICE, false },
         { "allow-groups", KEY_ALLOW_GROUPS, IN_DAEMON, true },
         { "request-groups", KEY_REQUEST_GROUPS, IN_DAEMON, true },
+        { "profile-groups", KEY_PROFILE_GROUPS, IN_DAEMON, true },
+        { "default-profile", KEY_DEFAULT_PROFILE, IN_DAEMON, true },
+        { "follow-power-profiles", KEY_FOLLOW_POWER_PROFILES, IN_DAEMON, false },
         { "max-requests-per-client", KEY_LIMIT, IN_DAEMON, false,
           offsetof(struct df_config, max_requests_per_client) },
         { "max-requests-per-user", KEY_LIMIT, IN_DAEMON, false,
@@ -215,7 +221,7 @@ static const struct key *key_find(const char *name) {
         for (size_t i = 0; i < ELEMENTSOF(keys); i++)
                 if (streq(keys[i].name, name))
                         return &keys[i];
-        return tunable_known(name) ? &tunable_key : NULL;
+        return config_tunable_known(name) ? &tunable_key : NULL;
 }
 
 /* A key that is unknown or in the wrong place: say where it belongs, or what was probably meant. */
@@ -315,6 +321,17 @@ static int apply_daemon(struct parser *p, const struct key *k, const char *value
                 return apply_groups(p, value, &c->allow_groups, &c->n_allow_groups);
         case KEY_REQUEST_GROUPS:
                 return apply_groups(p, value, &c->request_groups, &c->n_request_groups);
+        case KEY_PROFILE_GROUPS:
+                return apply_groups(p, value, &c->profile_groups, &c->n_profile_groups);
+        case KEY_DEFAULT_PROFILE:
+                if (!*value) { /* empty: none */
+                        free(c->default_profile);
+                        c->default_profile = NULL;
+                        return 0;
+                }
+                return store_string(p, &c->default_profile, &c->default_profile_loc, value);
+        case KEY_FOLLOW_POWER_PROFILES:
+                return parse_bool(p, value, &c->follow_power_profiles);
         case KEY_LIMIT:
                 return parse_limit(p, k->name, value, (uint32_t *) ((char *) c + k->limit));
         default:
@@ -322,14 +339,20 @@ static int apply_daemon(struct parser *p, const struct key *k, const char *value
         }
 }
 
+int config_parse_tunable(struct parser *p, const char *name, const char *value, uint32_t *ret) {
+        if (df_safe_atou32(value, ret) < 0)
+                return config_refuse(
+                        p, "tunable %s: '%s' is not a whole number from 0 to %" PRIu32, name, value,
+                        UINT32_MAX);
+        return 0;
+}
+
 static int apply_tunable(struct parser *p, struct df_config_device *d, const char *name, const char *value) {
         struct df_config_tunable *t = NULL;
         uint32_t v;
 
-        if (df_safe_atou32(value, &v) < 0)
-                return config_refuse(
-                        p, "tunable %s: '%s' is not a whole number from 0 to %" PRIu32, name, value,
-                        UINT32_MAX);
+        if (config_parse_tunable(p, name, value, &v) < 0)
+                return -EINVAL;
         for (size_t i = 0; i < d->n_tunables && !t; i++)
                 if (streq(d->tunables[i].name, name))
                         t = &d->tunables[i];
@@ -462,6 +485,12 @@ static int apply(struct parser *p, const char *name, const char *value) {
                 return config_refuse(p, "expected 'key = value' or '[section]': the key name is missing");
         if (strlen(name) > NAME_LEN_MAX)
                 return config_refuse(p, "key name longer than %u bytes", NAME_LEN_MAX);
+        if (p->section == SECTION_PROFILE) {
+                if (value_has_hash_comment(value))
+                        return config_refuse(
+                                p, "'#' starts a comment only at the start of a line; use ';' after a value");
+                return config_apply_profile_line(p, name, value);
+        }
 
         k = key_find(name);
         if (!k || p->section == SECTION_NONE ||

@@ -130,7 +130,7 @@ static void validate_clamp(struct parser *p, const struct df_config_device *d) {
 
 /* The load source when the path's spelling tells the kind (the default is the spec's rule);
  * else the node decides when the device is resolved, and this check waits for it. */
-static bool lacks_load(const struct df_config_device *d) {
+bool config_lacks_load(const struct df_config_device *d) {
         enum df_kind kind = df_config_path_kind(d->path);
 
         if (d->load_set)
@@ -155,7 +155,7 @@ static void validate_governor(struct parser *p, const struct df_config_device *d
                         config_governor_names(names, sizeof(names)));
                 return;
         }
-        if (ops->polls && d->path && lacks_load(d))
+        if (ops->polls && d->path && config_lacks_load(d))
                 config_report_at(
                         p,
                         d->load_set         ? &d->load_loc :
@@ -281,4 +281,5 @@ void config_validate(struct parser *p) {
                 (void) validate_opps(p, d);
                 (void) validate_range(p, d);
         }
+        config_validate_profiles(p);
 }

@@ -158,6 +158,7 @@ static struct df_config *config_new(void) {
         c->max_requests = 4096;
         c->max_pending_checks_per_user = 8;
         c->max_clients = 256;
+        c->follow_power_profiles = true;
         c->default_governor = strdup("simple_ondemand");
         if (!c->default_governor)
                 return df_config_free(c);
@@ -185,6 +186,11 @@ struct df_config *df_config_free(struct df_config *c) {
         free(c->default_governor);
         config_free_strv(c->allow_groups, c->n_allow_groups);
         config_free_strv(c->request_groups, c->n_request_groups);
+        config_free_strv(c->profile_groups, c->n_profile_groups);
+        free(c->default_profile);
+        for (size_t i = 0; i < c->n_profiles; i++)
+                config_profile_done(&c->profiles[i]);
+        free(c->profiles);
         for (size_t i = 0; i < c->n_devices; i++)
                 device_done(&c->devices[i]);
         free(c->devices);
@@ -279,6 +285,15 @@ const struct df_config_device *df_config_find_device(const struct df_config *c, 
         for (size_t i = 0; i < c->n_devices; i++)
                 if (streq(c->devices[i].name, name))
                         return &c->devices[i];
+        return NULL;
+}
+
+const struct df_config_profile *df_config_find_profile(const struct df_config *c, const char *name) {
+        if (!c || !name)
+                return NULL;
+        for (size_t i = 0; i < c->n_profiles; i++)
+                if (streq(c->profiles[i].name, name))
+                        return &c->profiles[i];
         return NULL;
 }
 

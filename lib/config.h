@@ -91,6 +91,33 @@ struct df_config_device {
         struct df_location passive_map_loc;
 };
 
+/* One line of a [profile NAME] section: DEVICE.KEY or *.KEY. */
+enum df_profile_key {
+        DF_PROFILE_GOVERNOR,
+        DF_PROFILE_MIN_FREQUENCY,
+        DF_PROFILE_MAX_FREQUENCY,
+        DF_PROFILE_TUNABLE,
+};
+
+struct df_config_profile_line {
+        char *device; /* NULL for '*' */
+        char *key;    /* as written: governor, min-frequency, max-frequency or a tunable's name */
+        char *value;  /* as written */
+        enum df_profile_key kind;
+        uint64_t freq;    /* min-frequency, max-frequency: Hz */
+        uint32_t tunable; /* a tunable's value */
+        struct df_location loc;
+};
+
+/* One [profile NAME] section, merged over every file: a later line of the same DEVICE.KEY replaces
+ * the value of the earlier one in its place. */
+struct df_config_profile {
+        char *name;
+        struct df_location loc;
+        struct df_config_profile_line *lines; /* in file order */
+        size_t n_lines;
+};
+
 #define DF_CONFIG_DEFAULT_POLLING_USEC UINT64_C(100000)
 #define DF_CONFIG_DEFAULT_OPP_STEP UINT64_C(100000000)
 
@@ -111,6 +138,14 @@ struct df_config {
         uint32_t max_requests;                /* 4096 */
         uint32_t max_clients;                 /* 256 */
         uint32_t max_pending_checks_per_user; /* 8 polkit checks in flight per uid */
+        char **profile_groups; /* none: groups allowed to switch profiles when polkit is absent */
+        size_t n_profile_groups;
+        char *default_profile; /* NULL: none */
+        struct df_location default_profile_loc;
+        bool follow_power_profiles; /* yes */
+
+        struct df_config_profile *profiles; /* in order of first appearance */
+        size_t n_profiles;
 
         struct df_config_device *devices; /* in order of first appearance */
         size_t n_devices;
@@ -133,7 +168,7 @@ _printf_(3, 4) int df_config_errors_add(
  * Read `file` (a missing file means all defaults), then every regular "*.conf" file of
  * `dropin_dir` (may be NULL or missing) in lexical order, merging by the drop-in rules: a later
  * value replaces a single value of the same section; a list key (opp, opp-disabled, allow-groups,
- * request-groups) appends one line each, and an empty assignment clears the list so far.
+ * request-groups, profile-groups) appends one line each, and an empty assignment clears the list so far.
  * Then validate the merged whole. Returns 0 and the model, or -EINVAL with `errors` filled (the
  * model is not returned: nothing is half-applied), or another negative errno (e.g. -ENOMEM).
  */
@@ -152,6 +187,7 @@ int df_config_load_string(
 struct df_config *df_config_free(struct df_config *c);
 
 const struct df_config_device *df_config_find_device(const struct df_config *c, const char *name);
+const struct df_config_profile *df_config_find_profile(const struct df_config *c, const char *name);
 
 /* Values after defaults. */
 enum df_mode df_config_device_mode(const struct df_config *c, const struct df_config_device *d);

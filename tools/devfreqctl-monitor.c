@@ -123,6 +123,22 @@ static int load(struct monitor *m) {
         return 1;
 }
 
+/* The manager's ActiveProfile and ActiveProfileSource change together: one line. */
+static int print_profile_change(sd_bus_message *msg) {
+        _cleanup_(props_done) struct props changed = {};
+        const char *name, *source;
+
+        if (props_read(msg, &changed) < 0 || !props_get(&changed, "ActiveProfile"))
+                return 0;
+        name = props_str(&changed, "ActiveProfile");
+        source = props_str(&changed, "ActiveProfileSource");
+        if (name && *name)
+                printf("profile: %s (%s)\n", name, source ? source : "");
+        else
+                printf("profile: none\n");
+        return 0;
+}
+
 static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         struct monitor *m = userdata;
         const char *path = sd_bus_message_get_path(msg), *iface, *name;
@@ -133,6 +149,8 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         int r;
 
         r = sd_bus_message_read_basic(msg, 's', &iface);
+        if (r > 0 && streq(iface, IFACE_MANAGER))
+                return print_profile_change(msg);
         if (r <= 0 || !path || !(streq(iface, IFACE_DEVICE) || streq(iface, IFACE_REQUEST)))
                 return 0;
         request = streq(iface, IFACE_REQUEST);

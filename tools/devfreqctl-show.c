@@ -125,6 +125,7 @@ static void format_frequency_cell(struct table *t, const struct props *ps, const
 
 int cmd_status(struct ctl *c) {
         _cleanup_(device_list_done) struct device_list l = {};
+        _cleanup_free_ char *profile = NULL;
         struct table t = { .n_columns = 9 };
         struct json j;
         int status;
@@ -144,6 +145,10 @@ int cmd_status(struct ctl *c) {
                 json_end_array(&j);
                 return json_finish(&j) < 0 ? EXIT_DAEMON : EXIT_SUCCESS;
         }
+        status = ctl_profile_line(c, &profile);
+        if (status != EXIT_SUCCESS)
+                return status;
+        printf("Profile: %s\n", profile);
         if (l.n == 0) {
                 printf("No devices.\n");
                 return EXIT_SUCCESS;

@@ -251,6 +251,7 @@ static const struct command {
         { "stats", 1, 1, NEEDS_JSON, cmd_stats },
         { "monitor", 0, 0, 0, cmd_monitor },
         { "reload", 0, 0, 0, cmd_reload },
+        { "profile", 0, 2, NEEDS_JSON, cmd_profile },
 };
 
 static void help(void) {
@@ -270,10 +271,12 @@ static void help(void) {
                "  requests [DEVICE]                   list the live QoS requests\n"
                "  stats DEVICE                        time in state and transitions\n"
                "  monitor                             print changes as they happen\n"
+               "  profile [NAME|none|show NAME]       the active profile and the list; switch; what\n"
+               "                                      a profile sets\n"
                "  reload                              re-read the configuration\n\n"
                "Options:\n"
                "  --bus BUS           system (default), session, or a D-Bus address\n"
-               "  --json              JSON output (status, show, requests, stats)\n"
+               "  --json              JSON output (status, show, requests, stats, profile)\n"
                "  --reason TEXT       why a request is made (request, hold)\n"
                "  --timeout DURATION  the request ends by itself after DURATION (request)\n"
                "  -h, --help          show this help\n"

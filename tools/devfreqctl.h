@@ -114,5 +114,10 @@ int cmd_stats(struct ctl *c);
 int cmd_request(struct ctl *c);
 int cmd_hold(struct ctl *c);
 
+/* tools/devfreqctl-profile.c */
+int cmd_profile(struct ctl *c);
+/* The active profile and its source as one phrase ("power-saver (client)", "none"). Caller frees. */
+int ctl_profile_line(struct ctl *c, char **ret);
+
 /* tools/devfreqctl-monitor.c */
 int cmd_monitor(struct ctl *c);

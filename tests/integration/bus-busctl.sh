@@ -55,11 +55,16 @@ introspect() {
 
 is "Manager interface introspected" "$(introspect "$manager_path" "$manager_iface")" \
         ".GetDevice method s o -
+.GetProfile method s a(sss) -
 .ListDevices method - a(so) -
 .Reload method - - -
+.SetProfile method s - -
+.ActiveProfile property s emits-change
+.ActiveProfileSource property s emits-change
 .Devices property ao emits-change
 .DryRun property b const
 .Governors property as const
+.Profiles property as emits-change
 .Version property s const"
 
 is "Device interface introspected" "$(introspect "$p_gpu" "$device_iface")" \

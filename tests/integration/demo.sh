@@ -59,11 +59,15 @@ check "... and of the CPU" printed cpu
 # Every line the monitor gave, whole: "HH:MM:SS  gpu: CurrentFrequency 800 MHz -> 200 MHz", another
 # property of gpu or cpu, or devfreqctl's greeting.
 line_re='^[0-9]{2}:[0-9]{2}:[0-9]{2}  ((gpu|cpu): CurrentFrequency [0-9]+(\.[0-9])? [MG]Hz -> [0-9]+(\.[0-9])? [MG]Hz'
-line_re+='|(gpu|cpu): [A-Z][A-Za-z]+ [^ ].*|Monitoring devfreqd\. Press Ctrl-C to stop\.)$'
+line_re+='|(gpu|cpu): [A-Z][A-Za-z]+ [^ ].*|(gpu|cpu): request [0-9]+ (added \(.*\)|removed)'
+line_re+='|profile: (power-saver \(client\)|none)|Monitoring devfreqd\. Press Ctrl-C to stop\.)$'
 malformed=$(grep -v '^demo:' "$tmp/out" | grep -Evc "$line_re" || true)
 is "every line is whole and in the monitor's format" "$malformed" 0
 ((malformed == 0)) || diag "$(grep -v '^demo:' "$tmp/out" | grep -Ev "$line_re" | head -n 5)"
-is "... and the demo's own lines too" "$(grep -c '^demo:' "$tmp/out")" 3
+is "... and the demo's own lines too" "$(grep -c '^demo:' "$tmp/out")" 5
+check "it switched to power-saver halfway" printed "  profile: power-saver (client)$"
+check "... which lowered the GPU's ceiling" printed "  gpu: MaxFrequency 800 MHz -> 400 MHz$"
+check "... and back" printed "  profile: none$"
 like "it says how many changes it saw" "$(tail -n1 "$tmp/out")" "^demo: [0-9]+ frequency changes; stopping\.$"
 is "no process left behind" "$(leftovers | xargs)" ""
 is "no temporary directory left behind" "$(ls -A "$tmp/tmpdir")" ""

@@ -16,6 +16,9 @@ opp = 300MHz 850mV latency=1500us
 opp = 400MHz 900mV latency=1ms
 opp = 600MHz 950mV latency=500us
 opp = 800MHz 1050mV latency=200us
+
+[profile power-saver]
+gpu.max-frequency = 400MHz
 EOF
 cp "$tmp/devfreqd.conf" "$tmp/devfreqd.conf.good"
 start_bus
@@ -46,7 +49,7 @@ is "--version exits 0" "$rc" 0
 like "--version prints the version" "$out" '^devfreqctl [0-9]+\.[0-9]+'
 ctl --help
 is "--help exits 0" "$rc" 0
-for cmd in status show set-governor set-frequency set-tunable opp request hold requests stats monitor reload; do
+for cmd in status show set-governor set-frequency set-tunable opp request hold requests stats monitor reload profile; do
         contains "--help lists $cmd" "$out" "  $cmd"
 done
 ctl frobnicate
@@ -70,11 +73,12 @@ is "usage errors changed nothing" "$(prop gpu Governor)" '"simple_ondemand"'
 
 ctl status
 is "status exits 0" "$rc" 0
-like "status: the header" "$out" '^NAME +KIND +MODE +GOVERNOR +CURRENT +MIN +MAX +LOAD +REQUESTS'
+like "status: the active profile above the table" "$out" $'^Profile: none\n'
+like "status: the header" "$out" $'\nNAME +KIND +MODE +GOVERNOR +CURRENT +MIN +MAX +LOAD +REQUESTS'
 like "status: gpu's row" "$out" $'\ngpu +devfreq +govern +simple_ondemand +800 MHz +200 MHz +800 MHz +0% +0\n'
 like "status: dmc in clamp mode" "$out" $'\ndmc +devfreq +clamp +'
 like "status: a device that does not poll has no load" "$out" $'\ndmc +devfreq +clamp +[^\n]* - +[0-9]+\n'
-is "status: a line per device and the header" "$(wc -l <<<"$out")" 5
+is "status: a line per device, the header and the profile" "$(wc -l <<<"$out")" 6
 ctl
 is "no command is status" "$out" "$("$devfreqctl" status)"
 ctl status --json
@@ -83,7 +87,7 @@ is "status --json: the devices by name" "$(py 'print(" ".join(x["Name"] for x in
 is "status --json: gpu's frequency in Hz" "$(py 'print([x for x in d if x["Name"] == "gpu"][0]["CurrentFrequency"])')" 800000000
 is "status --json: gpu's mode" "$(py 'print([x for x in d if x["Name"] == "gpu"][0]["Mode"])')" govern
 ctl --bus "$bus_address" status
-is "--bus ADDRESS reaches the daemon" "$rc:$(wc -l <<<"$out")" 0:5
+is "--bus ADDRESS reaches the daemon" "$rc:$(wc -l <<<"$out")" 0:6
 ctl --bus session status
 is "--bus session (the test bus) reaches the daemon" "$rc" 0
 
@@ -294,6 +298,32 @@ exec 2>&4 4>&-
 is "... the device is back (sysfs)" "$(set_freq)" 400000000
 kill -TERM "$(cat "$tmp/child.pid")" 2>/dev/null || true
 
+# --- profiles ---------------------------------------------------------------------------------
+
+ctl profile
+is "profile: the active one and the list" "$rc:$out" $'0:Active profile: none\nProfiles: power-saver'
+ctl profile --json
+is "profile --json" "$(py 'print(d["ActiveProfile"] or "-", d["ActiveProfileSource"] or "-", *d["Profiles"])')" \
+        "- - power-saver"
+ctl profile show power-saver
+is "profile show: what it sets" "$rc:$out" "0:gpu.max-frequency = 400MHz"
+ctl --json profile show power-saver
+is "profile show --json" "$(py 'print(*[(x["device"], x["key"], x["value"]) for x in d])')" \
+        "('gpu', 'max-frequency', '400MHz')"
+ctl profile power-saver
+is "profile NAME switches" "$rc:$(prop gpu MaxFrequency)" "0:400000000"
+ctl status
+like "status names it with its source" "$out" '^Profile: power-saver \(client\)'
+ctl profile turbo
+check "an unknown profile: exit 1 and one line" eval 'test "$rc" = 1 && one_line'
+is "... saying so" "$err" "devfreqctl: No profile 'turbo' (see Profiles)"
+ctl profile power-saver extra
+check "profile with two names: exit 2" eval 'test "$rc" = 2 && one_line'
+ctl profile none
+is "profile none switches back" "$rc:$(prop gpu MaxFrequency)" "0:800000000"
+check "monitor: the switch with its source" wait_until $((5 * slow)) grep -qxF "profile: power-saver (client)" "$tmp/monitor.out"
+check "monitor: back to none" wait_until $((5 * slow)) grep -qxF "profile: none" "$tmp/monitor.out"
+
 # --- monitor, read back ------------------------------------------------------------------------
 
 ctl set-frequency gpu 200MHz
@@ -355,6 +385,8 @@ is "completion: devices" "$(complete_words devfreqctl show '')" "dmc gpu policy0
 like "completion: governors of the device" "$(complete_words devfreqctl set-governor gpu '')" '(^| )simple_ondemand( |$)'
 is "completion: request types" "$(complete_words devfreqctl hold gpu '')" "min max latency"
 is "completion: opp actions" "$(complete_words devfreqctl opp gpu '')" "enable disable"
+is "completion: profiles" "$(complete_words devfreqctl profile '')" "show none power-saver"
+is "completion: profile show NAME" "$(complete_words devfreqctl profile show p)" "power-saver"
 is "completion: frequencies of the device" "$(complete_words devfreqctl opp gpu disable 8)" "800000000"
 ctl set-governor gpu energy_aware
 is "set-governor energy_aware exits 0" "$rc:$out$err" "0:"

@@ -44,8 +44,12 @@ else
         not_ok "xmllint is missing: install the Debian package libxml2-utils (tools/bootstrap does)"
 fi
 actions=$(grep -o '<action id="[^"]*"' "$dbus_dir/org.devfreqd.devfreq1.policy" | cut -d'"' -f2 | sort | tr '\n' ' ')
-is "the polkit file has the three actions the daemon checks" "$actions" \
-        "org.devfreqd.devfreq1.configure org.devfreqd.devfreq1.request org.devfreqd.devfreq1.set-governor "
+is "the polkit file has the four actions the daemon checks" "$actions" \
+        "org.devfreqd.devfreq1.configure org.devfreqd.devfreq1.request org.devfreqd.devfreq1.set-governor org.devfreqd.devfreq1.set-profile "
+profile_defaults=$(sed -n '/<action id="org.devfreqd.devfreq1.set-profile">/,/<\/action>/p' "$dbus_dir/org.devfreqd.devfreq1.policy" |
+        grep -o '<allow_[a-z]*>[a-z_]*<' | tr -d '<' | tr '\n' ' ')
+is "set-profile: active sessions yes, others auth_admin_keep" "$profile_defaults" \
+        "allow_any>auth_admin_keep allow_inactive>auth_admin_keep allow_active>yes "
 service=$(grep -v '^#' "$dbus_dir/org.devfreqd.Devfreq1.service" | sed '/^$/d')
 is "the activation file names the bus name and the systemd unit" "$service" "[D-BUS Service]
 Name=org.devfreqd.Devfreq1

@@ -915,6 +915,150 @@ START_TEST(test_statistics) {
 }
 END_TEST
 
+/* --- profiles ------------------------------------------------------------------------------------ */
+
+#define PROFILES                                                                                             \
+        "[profile saver]\ngpu.governor = powersave\n*.max-frequency = 400MHz\n"                              \
+        "[profile fast]\ndmc.upthreshold = 50\ngpu.min-frequency = 800MHz\n"
+
+/* Rewrite the configuration (keeping setup's groups) with `extra` in [daemon] or after it, and Reload. */
+static void reload_with(const char *extra) {
+        struct group *g = getgrgid(getgid());
+        _cleanup_free_ char *text = NULL;
+
+        ck_assert_int_ge(asprintf(&text, "allow-groups = %s\n%s", g ? g->gr_name : "root", extra), 0);
+        write_config(text);
+        expect_ok(ROOT_PATH, MANAGER, "Reload", NULL);
+}
+
+static uint32_t get_tunable(const char *path, const char *tunable) {
+        _cleanup_(sd_bus_message_unrefp)
+                sd_bus_message *reply = get_property(path, DEVICE, "Tunables", "a{su}");
+        const char *name;
+        uint32_t value;
+        int r;
+
+        ck_assert_int_ge(sd_bus_message_enter_container(reply, 'a', "{su}"), 0);
+        while ((r = sd_bus_message_read(reply, "{su}", &name, &value)) > 0)
+                if (streq(name, tunable))
+                        return value;
+        ck_abort_msg("%s has no tunable %s", path, tunable);
+        return 0;
+}
+
+#define assert_string(path, iface, name, type, want)                                                         \
+        do {                                                                                                 \
+                _cleanup_free_ char *_s = get_string(path, iface, name, type);                               \
+                ck_assert_str_eq(_s, want);                                                                  \
+        } while (0)
+
+START_TEST(test_profile_switch) {
+        _cleanup_free_ char *req = NULL, *message = NULL;
+
+        reload_with(PROFILES);
+        assert_string(ROOT_PATH, MANAGER, "ActiveProfile", "s", "");
+        expect_ok(ROOT_PATH, MANAGER, "SetProfile", "s", "saver");
+        assert_string(ROOT_PATH, MANAGER, "ActiveProfileSource", "s", "client");
+        assert_string(GPU_PATH, DEVICE, "Governor", "s", "powersave");
+        ck_assert_uint_eq(get_u64(GPU_PATH, DEVICE, "QosMaxFrequency"), 400 * MHZ);
+        ck_assert_uint_eq(get_u64(DMC_PATH, DEVICE, "QosMaxFrequency"), 400 * MHZ);
+        ck_assert_uint_eq(get_u64(CPU_PATH, DEVICE, "QosMaxFrequency"), 400 * MHZ);
+
+        /* The daemon's own request: its Owner is the daemon's end (here the peer's name ""). */
+        req = get_paths(GPU_PATH, DEVICE, "Requests");
+        ck_assert_msg(strncmp(req, ROOT_PATH "/request/", strlen(ROOT_PATH "/request/")) == 0, "%s", req);
+        assert_string(req, REQUEST, "Reason", "s", "profile saver");
+        ck_assert_uint_eq(get_u32(req, REQUEST, "UID"), 0);
+        ck_assert_uint_eq(get_u32(req, REQUEST, "PID"), (uint32_t) getpid());
+        message = call_error("org.freedesktop.DBus.Error.AccessDenied", req, REQUEST, "Update", "t", 800 * MHZ);
+        ck_assert_msg(strstr(message, "only a profile switch changes it"), "%s", message);
+        expect_error("org.freedesktop.DBus.Error.AccessDenied", req, REQUEST, "Remove", NULL);
+        /* Four requests of a client fit beside the daemon's three (max-requests-per-client = 4). */
+        for (int i = 0; i < 4; i++)
+                expect_ok(DMC_PATH, DEVICE, "AddRequest", "sta{sv}", "min-frequency", (uint64_t) 0, 0);
+
+        /* Leaving restores the governor; the next profile's floor and tunable. */
+        expect_ok(ROOT_PATH, MANAGER, "SetProfile", "s", "fast");
+        assert_string(GPU_PATH, DEVICE, "Governor", "s", "userspace");
+        ck_assert_uint_eq(get_u64(GPU_PATH, DEVICE, "QosMaxFrequency"), UINT64_MAX);
+        ck_assert_uint_eq(get_u64(GPU_PATH, DEVICE, "QosMinFrequency"), 800 * MHZ);
+        ck_assert_uint_eq(get_tunable(DMC_PATH, "upthreshold"), 50);
+
+        /* An override of the profile's key is dropped at the next switch; another choice persists. */
+        expect_ok(DMC_PATH, DEVICE, "SetTunable", "su", "upthreshold", 70);
+        expect_ok(DMC_PATH, DEVICE, "SetTunable", "su", "downdifferential", 10);
+        expect_ok(ROOT_PATH, MANAGER, "SetProfile", "s", "fast"); /* again: a no-op, the override stays */
+        ck_assert_uint_eq(get_tunable(DMC_PATH, "upthreshold"), 70);
+        expect_ok(ROOT_PATH, MANAGER, "SetProfile", "s", "");
+        ck_assert_uint_eq(get_tunable(DMC_PATH, "upthreshold"), 90);
+        ck_assert_uint_eq(get_tunable(DMC_PATH, "downdifferential"), 10);
+        assert_string(ROOT_PATH, MANAGER, "ActiveProfileSource", "s", "");
+
+        expect_error(ERR("NoSuchProfile"), ROOT_PATH, MANAGER, "SetProfile", "s", "turbo");
+        assert_string(ROOT_PATH, MANAGER, "ActiveProfile", "s", "");
+}
+END_TEST
+
+START_TEST(test_profile_reload) {
+        _cleanup_free_ char *req = NULL, *after = NULL;
+
+        reload_with(PROFILES);
+        expect_ok(ROOT_PATH, MANAGER, "SetProfile", "s", "saver");
+        req = get_paths(DMC_PATH, DEVICE, "Requests");
+
+        /* The active profile re-read: its request is updated in place. */
+        reload_with("[profile saver]\n*.max-frequency = 200MHz\n");
+        after = get_paths(DMC_PATH, DEVICE, "Requests");
+        ck_assert_str_eq(after, req);
+        ck_assert_uint_eq(get_u64(req, REQUEST, "Value"), 200 * MHZ);
+        assert_string(GPU_PATH, DEVICE, "Governor", "s", "userspace"); /* the governor line went */
+
+        /* Gone: none is active, its requests with it. */
+        reload_with("[profile other]\ngpu.min-frequency = 400MHz\n");
+        assert_string(ROOT_PATH, MANAGER, "ActiveProfile", "s", "");
+        free(after);
+        after = get_paths(DMC_PATH, DEVICE, "Requests");
+        ck_assert_str_eq(after, "");
+        ck_assert_uint_eq(get_u64(DMC_PATH, DEVICE, "QosMaxFrequency"), UINT64_MAX);
+}
+END_TEST
+
+/* A second manager on the same state directory (a restart), with its own runtime directory. */
+static struct manager *restart(const char *run) {
+        _cleanup_free_ char *root = df_test_path(t.tmp, "root"), *state = df_test_path(t.tmp, "state"),
+                            *runtime = df_test_path(t.tmp, run);
+        struct manager_options o = {
+                .config_file = t.config, .root = root, .runtime_dir = runtime, .state_dir = state
+        };
+        struct manager *m = NULL;
+
+        ck_assert_int_eq(mkdir(runtime, 0755), 0);
+        ck_assert_int_ge(manager_new(t.event, &o, &m), 0);
+        ck_assert_int_ge(manager_start(m), 0);
+        return m;
+}
+
+START_TEST(test_profile_start) {
+        struct manager *m;
+
+        reload_with(PROFILES);
+        expect_ok(ROOT_PATH, MANAGER, "SetProfile", "s", "fast");
+
+        /* The persisted choice wins over no default-profile... */
+        m = restart("run2");
+        ck_assert_str_eq(m->profile, "fast");
+        ck_assert_int_eq(m->profile_source, PROFILE_SOURCE_CLIENT);
+        manager_free(m);
+
+        /* ...and a default-profile changed since wins over the persisted choice. */
+        reload_with("default-profile = saver\n" PROFILES);
+        m = restart("run3");
+        ck_assert_str_eq(m->profile, "saver");
+        ck_assert_int_eq(m->profile_source, PROFILE_SOURCE_DEFAULT);
+        manager_free(m);
+}
+END_TEST
+
 static Suite *suite(void) {
         Suite *s = suite_create("bus");
         TCase *tc;
@@ -959,6 +1103,14 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_set_operating_point);
         tcase_add_test(tc, test_operating_points_property);
         tcase_add_test(tc, test_statistics);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("profile");
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_set_timeout(tc, 60);
+        tcase_add_test(tc, test_profile_switch);
+        tcase_add_test(tc, test_profile_reload);
+        tcase_add_test(tc, test_profile_start);
         suite_add_tcase(s, tc);
 
         return s;

@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Profiles at run time: a switch decides for every device, then applies; a profile's governor and
+ * tunables take the place of the configured or persisted ones while it is active, its floors and
+ * ceilings are the daemon's own requests (the bus layer holds them), and leaving it restores. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "logging.h"
+#include "manager-internal.h"
+#include "units.h"
+
+/* The state file's record of a SetProfile choice: "=NAME", "=" for none. */
+#define STATE_DEVICE "/"
+#define STATE_KEY "profile"
+
+const char *manager_profile_source_to_string(enum manager_profile_source s) {
+        switch (s) {
+        case PROFILE_SOURCE_DEFAULT:
+                return "default";
+        case PROFILE_SOURCE_CLIENT:
+                return "client";
+        case PROFILE_SOURCE_POWER_PROFILES:
+                return "power-profiles-daemon";
+        default:
+                return "";
+        }
+}
+
+bool manager_device_profile_sets(const struct manager_device *d, const char *key) {
+        if (streq(key, "governor"))
+                return d->profile.governor_set;
+        return df_profile_sets_tunable(&d->profile, d->dev->governor.ops, key);
+}
+
+/* Govern mode: the governor outside any profile, the persisted one or the configured one. */
+static const struct df_governor_ops *base_governor(const struct manager_device *d) {
+        const struct state_choice *c = state_get(d->manager->state, d->name, "governor");
+        const struct df_governor_ops *ops = c ? df_governor_find(c->value) : NULL;
+
+        return ops ?: d->spec->governor;
+}
+
+/* A tunable outside any profile: persisted (for the governor it was chosen under), configured, or
+ * the governor's default. */
+static uint32_t base_tunable(const struct manager_device *d, const struct df_governor_ops *ops, size_t i) {
+        char key[96];
+        const struct state_choice *c;
+        uint32_t v;
+
+        snprintf(key, sizeof(key), "tunable:%s", ops->tunables[i].name);
+        c = state_get(d->manager->state, d->name, key);
+        if (ops == base_governor(d) && c && df_safe_atou32(c->value, &v) >= 0)
+                return v;
+        return ops == d->spec->governor ? d->spec->tunables[i] : ops->tunables[i].def;
+}
+
+static void apply_govern(struct manager_device *d, const struct df_profile_decision *dec) {
+        const struct df_governor_ops *target = dec->governor_set ? dec->governor : base_governor(d);
+        uint32_t values[DF_GOVERNOR_TUNABLES_MAX] = {};
+        int r;
+
+        if (target && target != d->dev->governor.ops) {
+                r = device_switch_governor(d, target);
+                if (r < 0) {
+                        device_set_error(
+                                d, LOG_WARNING, "cannot switch to governor %s: %s", target->name, strerror(-r));
+                        return;
+                }
+        }
+        target = d->dev->governor.ops;
+        for (size_t i = 0; i < target->n_tunables; i++)
+                values[i] = (dec->tunable_mask & (1u << i)) ? dec->tunables[i] : base_tunable(d, target, i);
+        if (memcmp(values, d->dev->governor.tunables, target->n_tunables * sizeof(uint32_t)) == 0)
+                return;
+        r = df_governor_set_tunables(&d->dev->governor, values);
+        if (r < 0)
+                device_set_error(
+                        d, LOG_WARNING, "the tunables of governor %s do not fit together here", target->name);
+}
+
+static void apply_clamp(struct manager_device *d, const struct df_profile_decision *dec) {
+        const struct state_choice *c = state_get(d->manager->state, d->name, "governor");
+        char current[DF_ATTR_VALUE_MAX] = "";
+        const char *target;
+
+        (void) df_node_kernel_governor(d->node, current, sizeof(current));
+        if (dec->governor_set) {
+                if (!d->kernel_base[0])
+                        snprintf(d->kernel_base, sizeof(d->kernel_base), "%s", current);
+                target = dec->kernel_governor;
+        } else if (d->kernel_base[0]) {
+                target = c ? c->value : d->spec->kernel_governor ?: d->kernel_base;
+        } else
+                return; /* no profile took the governor: nothing to give back */
+        if (target[0] && !streq(current, target))
+                (void) manager_device_set_governor_kernel(d, target);
+        if (!dec->governor_set)
+                d->kernel_base[0] = '\0';
+}
+
+static void apply(struct manager *m, struct manager_device *d, const struct df_profile_decision *dec) {
+        if (d->vanished)
+                return;
+        d->profile = *dec;
+        if (d->dev->mode == DF_MODE_GOVERN)
+                apply_govern(d, dec);
+        else
+                apply_clamp(d, dec);
+        if (dec->error[0])
+                device_set_error(d, LOG_WARNING, "%s", dec->error);
+        if (dec->n_skipped > 0)
+                log_debug("%s: %u '*' lines do not apply here (%s)", d->name, dec->n_skipped, dec->skipped);
+        if (m->listener && m->listener->profile_requests)
+                m->listener->profile_requests(m, d, m->listener_userdata);
+        device_evaluate(d, true);
+}
+
+static bool offers(const char *name, void *userdata) {
+        struct manager_device *d = userdata;
+
+        return df_node_offers_governor(d->node, name) > 0;
+}
+
+static void decide(struct manager *m, struct manager_device *d, struct df_profile_decision *ret) {
+        const struct df_config_profile *p = df_config_find_profile(m->config, m->profile);
+
+        df_profile_decide(p, d->spec, d->dev->mode == DF_MODE_GOVERN ? base_governor(d) : NULL, offers, d, ret);
+}
+
+void manager_profile_apply_device(struct manager *m, struct manager_device *d) {
+        struct df_profile_decision dec;
+
+        decide(m, d, &dec);
+        apply(m, d, &dec);
+}
+
+void manager_profile_resync(struct manager *m) {
+        if (!m->listener || !m->listener->profile_requests)
+                return;
+        for (size_t i = 0; i < m->n_devices; i++) {
+                m->listener->profile_requests(m, m->devices[i], m->listener_userdata);
+                device_evaluate(m->devices[i], true);
+        }
+}
+
+/* Decide for every device before writing any, then apply. */
+static void apply_all(struct manager *m) {
+        _cleanup_free_ struct df_profile_decision *dec = calloc(m->n_devices ?: 1, sizeof(*dec));
+
+        if (!dec) {
+                log_oom();
+                return;
+        }
+        for (size_t i = 0; i < m->n_devices; i++)
+                decide(m, m->devices[i], &dec[i]);
+        for (size_t i = 0; i < m->n_devices; i++)
+                apply(m, m->devices[i], &dec[i]);
+        manager_detach_vanished_later(m);
+}
+
+static void persist(struct manager *m, const char *name) {
+        _cleanup_free_ char *value = NULL;
+        int r;
+
+        if (asprintf(&value, "=%s", strempty(name)) < 0) {
+                log_oom();
+                return;
+        }
+        r = state_set(m->state, STATE_DEVICE, STATE_KEY, value, m->config->default_profile ?: "-");
+        if (r < 0)
+                log_warning_errno(r, "Cannot remember the profile %s: %m", name ?: "(none)");
+}
+
+static void changed(struct manager *m) {
+        if (m->listener && m->listener->profile_changed)
+                m->listener->profile_changed(m, m->listener_userdata);
+}
+
+static int switch_to(struct manager *m, const char *name, enum manager_profile_source source, bool save) {
+        char *copy = NULL;
+
+        if (name && !*name)
+                name = NULL;
+        if (name && !df_config_find_profile(m->config, name))
+                return -ENOENT;
+        if (save)
+                persist(m, name);
+        if (name ? m->profile && streq(m->profile, name) : !m->profile) {
+                /* A no-op that keeps the overrides; the desktop's switch naming the profile in force
+                 * makes it the source, so that its next change is followed as its own. */
+                if (name && source == PROFILE_SOURCE_POWER_PROFILES && m->profile_source != source) {
+                        m->profile_source = source;
+                        changed(m);
+                }
+                return 0;
+        }
+        if (name && !(copy = strdup(name)))
+                return log_oom();
+        free(m->profile);
+        m->profile = copy;
+        m->profile_source = name ? source : PROFILE_SOURCE_NONE;
+        log_info(
+                "Profile %s is active%s%s%s", name ?: "(none)", name ? " (" : "",
+                manager_profile_source_to_string(m->profile_source), name ? ")" : "");
+        apply_all(m);
+        changed(m);
+        return 1;
+}
+
+int manager_set_profile(struct manager *m, const char *name, enum manager_profile_source source) {
+        return switch_to(m, name, source, source == PROFILE_SOURCE_CLIENT);
+}
+
+/* The choice of an earlier SetProfile, unless default-profile changed since (the configuration wins). */
+void manager_profile_start(struct manager *m) {
+        const char *config = m->config->default_profile ?: "-";
+        const struct state_choice *c = state_get(m->state, STATE_DEVICE, STATE_KEY);
+
+        if (c && streq(c->config, config) && c->value[0] == '=' &&
+            (!c->value[1] || df_config_find_profile(m->config, c->value + 1))) {
+                (void) switch_to(m, c->value + 1, PROFILE_SOURCE_CLIENT, false);
+                return;
+        }
+        if (c) {
+                log_info("The configured default-profile changed; forgetting the saved profile %s", c->value + 1);
+                (void) state_forget(m->state, STATE_DEVICE, STATE_KEY);
+        }
+        (void) switch_to(m, m->config->default_profile, PROFILE_SOURCE_DEFAULT, false);
+}
+
+void manager_profile_reload(struct manager *m) {
+        if (!m->profile)
+                return;
+        if (!df_config_find_profile(m->config, m->profile)) {
+                log_warning("The active profile %s is no longer configured; no profile is active", m->profile);
+                free(m->profile);
+                m->profile = NULL;
+                m->profile_source = PROFILE_SOURCE_NONE;
+                apply_all(m);
+                changed(m);
+                return;
+        }
+        log_info("Profile %s re-read from the configuration", m->profile);
+        apply_all(m);
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What one profile sets on one device: the `*` and DEVICE.KEY rules of DESIGN.md "Profiles" decided
+ * from the device's resolved spec, before anything is written. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "governor.h"
+#include "node.h"
+#include "spec.h"
+
+/* Whether the device's node offers the kernel governor `name` (clamp mode). */
+typedef bool (*df_profile_offers_t)(const char *name, void *userdata);
+
+struct df_profile_decision {
+        bool governor_set;
+        const struct df_governor_ops *governor;  /* govern mode */
+        char kernel_governor[DF_ATTR_VALUE_MAX]; /* clamp mode */
+        uint32_t tunable_mask;                   /* bit i: tunables[i] of the governor in force is set */
+        uint32_t tunables[DF_GOVERNOR_TUNABLES_MAX];
+        uint64_t min_freq;  /* 0: no floor */
+        uint64_t max_freq;  /* UINT64_MAX: no ceiling */
+        char error[256];    /* the first named line that does not apply here (LastError), or "" */
+        unsigned n_skipped; /* '*' lines that do not apply here */
+        char skipped[256];  /* the first of them, for a debug line */
+};
+
+/*
+ * Decide what profile `p` (NULL: none) sets on the device of spec `s`, whose governor outside the
+ * profile is `base` (govern mode: the configured or persisted one; it carries the profile's
+ * tunables when the profile sets no governor). A DEVICE.KEY line names this device; a `*.KEY`
+ * line applies where no DEVICE.KEY line of the profile names the key for it, and only where it
+ * can. `offers` tells the kernel governors of a clamp-mode node (NULL: none is checked).
+ */
+void df_profile_decide(
+        const struct df_config_profile *p, const struct df_device_spec *s, const struct df_governor_ops *base,
+        df_profile_offers_t offers, void *userdata, struct df_profile_decision *ret);
+
+/* Whether the decision sets the governor, or the tunable `name` of `ops` (the governor in force). */
+bool df_profile_sets_tunable(
+        const struct df_profile_decision *d, const struct df_governor_ops *ops, const char *name);
+
+/* Whether two decisions set the same things. */
+bool df_profile_decision_equal(const struct df_profile_decision *a, const struct df_profile_decision *b);

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Profiles on the bus: SetProfile's authorization (root, profile-groups without polkit, polkit's
+# answers), NoSuchProfile, a repeated switch that signals nothing, the daemon's own requests (owner,
+# uid, pid, reason, AccessDenied even for root, no limit), governors and tunables restored on
+# leaving, an override dropped at the next switch while persisted choices survive, the order of
+# precedence at start, and a reload that removes the active profile.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/bus-lib.sh"
+
+if ! "$PYTHON3" -c 'import dbusmock, gi' 2>/dev/null; then
+        echo "1..0 # SKIP python3-dbusmock or python3-gi is not installed (tools/bootstrap installs them)"
+        exit 0
+fi
+
+make_root
+write_conf() {
+        cat >"$tmp/devfreqd.conf" <<EOF
+[daemon]
+autodiscover = no
+follow-power-profiles = no
+; the daemon's own requests count against none of these
+max-requests-per-client = 1
+max-requests = 1
+$1
+
+$(gpu_load_section)
+
+$(dmc_clamp_section)
+
+[profile performance]
+gpu.min-frequency = 600MHz
+gpu.upthreshold = 50
+
+$2
+EOF
+}
+saver='[profile power-saver]
+gpu.governor = powersave
+*.max-frequency = 400MHz'
+write_conf "profile-groups = nogroup" "$saver"
+start_strict_bus
+start_daemon
+monitor_start
+
+mget() { getv "$manager_path" "$manager_iface" "$1"; }
+p_gpu=$(dev_path gpu)
+denied=org.freedesktop.DBus.Error.AccessDenied
+a_profile=org.devfreqd.devfreq1.set-profile
+
+# ================================================================================ properties
+is "Profiles in the order of the configuration" "$(getp "$manager_path" "$manager_iface" Profiles)" \
+        'as 2 "performance" "power-saver"'
+is "no profile at first" "$(mget ActiveProfile)|$(mget ActiveProfileSource)" "|"
+is "GetProfile: each line of the section, in file order" "$(mcall GetProfile s power-saver)" \
+        'a(sss) 2 "gpu" "governor" "powersave" "*" "max-frequency" "400MHz"'
+busctl_error "GetProfile of an unknown name is NoSuchProfile" org.devfreqd.Devfreq1.Error.NoSuchProfile \
+        "No profile 'balanced'" mcall GetProfile s balanced
+
+# ================================================================================ authorization
+is "without polkit, profile-groups lets nobody switch" \
+        "$(nobody_gdbus "$manager_path" "$manager_iface.SetProfile" power-saver)" "()"
+is "the switch happened" "$(mget ActiveProfile) $(mget ActiveProfileSource)" "power-saver client"
+like "nobody may not SetGovernor for that" "$(nobody_gdbus "$p_gpu" "$device_iface.SetGovernor" performance)" \
+        "^$denied: .*polkit is not running"
+is "and back to none" "$(nobody_gdbus "$manager_path" "$manager_iface.SetProfile" '')" "()"
+write_conf "" "$saver"
+mcall Reload
+like "without profile-groups, nobody is refused" \
+        "$(nobody_gdbus "$manager_path" "$manager_iface.SetProfile" power-saver)" "^$denied: .*polkit is not running"
+is "and nothing changed" "$(mget ActiveProfile)" ""
+
+polkit=org.freedesktop.PolicyKit1
+"$PYTHON3" -m dbusmock --system --template polkitd >>"$tmp/polkitd.log" 2>&1 &
+polkit_pid=$!
+track $polkit_pid
+polkit_owned() { bctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s "$polkit" | grep -q true; }
+wait_until $((10 * slow)) polkit_owned
+asks_polkit() { [[ $(nobody_gdbus "$manager_path" "$manager_iface.SetProfile" '') == "$denied: polkit denied $a_profile"* ]]; }
+check "with polkit, nobody's SetProfile asks for $a_profile (denied)" wait_until $((5 * slow)) asks_polkit
+bctl call "$polkit" /org/freedesktop/PolicyKit1/Authority org.freedesktop.DBus.Mock SetAllowed as 1 "$a_profile"
+is "polkit allows it" "$(nobody_gdbus "$manager_path" "$manager_iface.SetProfile" performance)" "()"
+is "the profile is switched" "$(mget ActiveProfile) $(mget ActiveProfileSource)" "performance client"
+mcall SetProfile s ''
+
+kill -TERM "$polkit_pid"
+wait "$polkit_pid" 2>/dev/null || true
+untrack "$polkit_pid"
+
+# ================================================================================ switching
+is "root switches without asking" "$(mcall SetProfile s power-saver)" ""
+is "the profile's governor" "$(dget gpu Governor)" "powersave"
+is "its ceiling on every device ('*')" "$(dget gpu MaxFrequency) $(dget dmc MaxFrequency)" "400000000 400000000"
+is "the clamped node's limit" "$(kread $dmc/max_freq)" "400000000"
+monitor_mark
+mcall SetProfile s power-saver
+monitor_flush
+is "the same profile again signals nothing" "$(changes "$manager_path")" ""
+busctl_error "an unknown profile is NoSuchProfile" org.devfreqd.Devfreq1.Error.NoSuchProfile "No profile 'turbo'" \
+        mcall SetProfile s turbo
+is "and changes nothing" "$(mget ActiveProfile) $(dget gpu Governor)" "power-saver powersave"
+
+# ================================================================================ the daemon's own requests
+req=$(dget gpu Requests | awk '{print $2}' | tr -d '"')
+rprop() { getv "$req" org.devfreqd.Devfreq1.Request "$1"; }
+owner=$(bctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus GetNameOwner s "$name" | awk '{print $2}' | tr -d '"')
+is "one request on gpu, the profile's ceiling" "$(rprop Type) $(rprop Value)" "max-frequency 400000000"
+is "Owner is the daemon's unique name, UID 0, its PID" "$(rprop Owner) $(rprop UID) $(rprop PID)" "$owner 0 $daemon_pid"
+is "Reason names the profile" "$(rprop Reason)" "profile power-saver"
+# root_gdbus OBJECT METHOD ARGS...: gdbus call as root, the error as "ERROR_NAME: MESSAGE".
+root_gdbus() {
+        local obj=$1 method=$2
+        shift 2
+        gdbus call --address "$bus_address" --dest "$name" --object-path "$obj" --method "$method" "$@" 2>&1 |
+                head -n1 | sed 's/^Error: GDBus\.Error://'
+}
+like "Update on it is AccessDenied, even for root" \
+        "$(root_gdbus "$req" org.devfreqd.Devfreq1.Request.Update 800000000)" \
+        "^$denied: Request [0-9]+ is the daemon's own \(profile power-saver\); only a profile switch changes it"
+like "Remove on it is AccessDenied, even for root" "$(root_gdbus "$req" org.devfreqd.Devfreq1.Request.Remove)" \
+        "^$denied: .*only a profile switch changes it"
+client_start R
+like "a client's request still fits under max-requests = 1 and max-requests-per-client = 1" \
+        "$(client_cmd R add gpu max-frequency 300000000)" "^ok $manager_path/request/"
+is "the ceilings aggregate: the lowest wins" "$(dget gpu MaxFrequency)" "300000000"
+client_stop R
+
+# ================================================================================ leaving, overrides
+monitor_mark
+mcall SetProfile s performance
+monitor_flush
+like "ActiveProfile and ActiveProfileSource change with their values" "$(changes "$manager_path")" \
+        "ActiveProfile=\"performance\" ActiveProfileSource=\"client\""
+is "leaving power-saver restores the configured governor" "$(dget gpu Governor)" "simple_ondemand"
+is "performance's floor and tunable" "$(dget gpu MinFrequency) $(dget gpu Tunables)" \
+        '600000000 2 "upthreshold" 50 "downdifferential" 5'
+is "power-saver's requests are gone; performance holds one" "$(dget dmc Requests) $(dget dmc MaxFrequency)" \
+        "0 800000000"
+dcall gpu SetTunable su upthreshold 70
+dcall gpu SetTunable su downdifferential 10
+is "an override of the profile's tunable" "$(dget gpu Tunables)" '2 "upthreshold" 70 "downdifferential" 10'
+check "is not persisted" bash -c '! grep -q "tunable:upthreshold" "$1"' _ "$tmp/state/state"
+check "another tunable is" grep -q "tunable:downdifferential" "$tmp/state/state"
+mcall SetProfile s performance
+is "setting the profile again keeps the override" "$(dget gpu Tunables)" '2 "upthreshold" 70 "downdifferential" 10'
+mcall SetProfile s ''
+is "the next switch drops the override; the persisted choice stays" "$(dget gpu Tunables)" \
+        '2 "upthreshold" 90 "downdifferential" 10'
+is "no profile: no floor" "$(dget gpu MinFrequency)" "200000000"
+
+# ================================================================================ start and reload
+mcall SetProfile s performance
+stop_daemon
+start_daemon
+is "at start the saved SetProfile choice" "$(mget ActiveProfile) $(mget ActiveProfileSource)" "performance client"
+write_conf "default-profile = power-saver" "$saver"
+stop_daemon
+start_daemon
+is "a changed default-profile wins over the saved choice" "$(mget ActiveProfile) $(mget ActiveProfileSource)" \
+        "power-saver default"
+check "the log says why" grep -q "default-profile changed; forgetting the saved profile" "$daemon_log"
+write_conf "" "[profile balanced]"
+mcall Reload
+is "a reload that removes the active profile falls back to none" "$(mget ActiveProfile)|$(mget ActiveProfileSource)" "|"
+check "and the log says so" grep -q "The active profile power-saver is no longer configured; no profile is active" "$daemon_log"
+is "its governor and ceilings are gone" "$(dget gpu Governor) $(dget gpu MaxFrequency) $(dget dmc Requests)" \
+        "simple_ondemand 800000000 0"
+is "Profiles changed with the reload" "$(getp "$manager_path" "$manager_iface" Profiles)" 'as 2 "performance" "balanced"'
+
+echo "1..$tap_count"
+exit $((tap_failures > 0))
