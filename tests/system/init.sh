@@ -9,10 +9,16 @@
 # fakeroot/ (tests/fixtures/mkroot). Everything written below lives on tmpfs mounts of this
 # namespace and disappears with it: nothing reaches the host's /run, /etc, /var, /tmp or /sys.
 set -euo pipefail
-work=$1
 layers=/run/devfreqd-system-test
+# WORKDIR may lie under /tmp or /run, which get tmpfs mounts here: it stays reachable through
+# this descriptor, and is bound where those mounts do not hide it.
+exec 9<"$1"
 
 mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /run
+mkdir -p "$layers/work"
+mount --bind /proc/self/fd/9 "$layers/work"
+exec 9<&-
+work=$layers/work
 mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /tmp
 # udev's sign that it runs, for libsystemd's device monitor (devfreqd's hotplug).
 mkdir -p /run/udev

@@ -66,7 +66,8 @@ prepare_units() {
                 [[ -f /lib/systemd/system/$u ]] || skip_all "the system has no $u"
                 ln -s "/lib/systemd/system/$u" "$work/units/$u"
         done
-        ln -s "$unit_file" "$work/units/devfreqd.service"
+        # The work directory as the namespace sees it (init.sh binds it there, wherever it is).
+        ln -s "/run/devfreqd-system-test/work${unit_file#"$work"}" "$work/units/devfreqd.service"
 }
 
 # --- what the host looks like, before and after ---------------------------------------------------
