@@ -201,7 +201,6 @@ void request_announce(struct request *q);
 void request_drop(struct request *r, bool reevaluate);
 void requests_free_all(struct bus *b);
 int request_validate_value(struct manager_device *d, enum df_qos_type type, uint64_t value, sd_bus_error *error);
-uint64_t clock_now(clockid_t clock);
 
 /* dbus/client.c */
 /* The sender of a peer-to-peer connection's messages (there is no broker to name it). */

@@ -6,6 +6,7 @@
 
 #include "bus-internal.h"
 #include "logging.h"
+#include "units.h"
 
 /* Listener path: the manager reports which published properties changed. */
 /* The properties that announce their changes, one per DEVICE_CHANGED_* bit. */
@@ -73,7 +74,7 @@ static unsigned coalesce_current(struct bus *b, struct manager_device *d, struct
 
         if (!(mask & DEVICE_CHANGED_CURRENT_FREQUENCY))
                 return mask;
-        now = clock_now(CLOCK_MONOTONIC);
+        now = df_now_usec(CLOCK_MONOTONIC);
         if ((mask & DEVICE_CHANGED_BY_POLL) && now < dd->current_sent_usec + CURRENT_FREQUENCY_COALESCE_USEC) {
                 dd->current_pending = true;
                 if (!b->coalesce_timer) {

@@ -12,6 +12,7 @@
 
 #include "bus-internal.h"
 #include "logging.h"
+#include "units.h"
 
 bool request_is_held(const struct request *q) {
         return q->client && q->client == q->bus->daemon_client;
@@ -83,7 +84,7 @@ static int held_add(
         q->device = d;
         q->id = request_next_id(b);
         q->pid = (uint32_t) getpid();
-        q->created_realtime = clock_now(CLOCK_REALTIME);
+        q->created_realtime = df_now_usec(CLOCK_REALTIME);
         q->application_id = strdup("");
         if (!q->application_id || asprintf(&q->reason, "profile %s", profile) < 0 ||
             asprintf(&q->path, REQUEST_PREFIX "/%" PRIu64, q->id) < 0 || request_table_insert(b, q) < 0) {

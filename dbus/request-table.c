@@ -12,13 +12,7 @@
 
 #include "bus-internal.h"
 #include "logging.h"
-
-uint64_t clock_now(clockid_t clock) {
-        struct timespec ts;
-
-        clock_gettime(clock, &ts);
-        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
-}
+#include "units.h"
 
 /* --- ids: a keyed permutation of a counter (SipHash-2-4 rounds in a Feistel network), so every
  * id is unique for the daemon's life without remembering the old ones, and unguessable. */
@@ -83,8 +77,8 @@ uint64_t request_next_id(struct bus *b) {
         if (b->id_key[0] == 0 && b->id_key[1] == 0 &&
             getrandom(b->id_key, sizeof(b->id_key), 0) != (ssize_t) sizeof(b->id_key)) {
                 /* Without the random pool, fall back on time: unique still, less unguessable. */
-                b->id_key[0] = clock_now(CLOCK_REALTIME);
-                b->id_key[1] = clock_now(CLOCK_MONOTONIC) ^ (uint64_t) getpid();
+                b->id_key[0] = df_now_usec(CLOCK_REALTIME);
+                b->id_key[1] = df_now_usec(CLOCK_MONOTONIC) ^ (uint64_t) getpid();
         }
         do
                 id = permute(b->id_key, b->id_counter++);
@@ -251,7 +245,7 @@ void request_lease_remove(struct bus *b, struct request *q) {
 
 static int on_lease_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         struct bus *b = userdata;
-        uint64_t now = clock_now(CLOCK_BOOTTIME);
+        uint64_t now = df_now_usec(CLOCK_BOOTTIME);
 
         while (b->n_leases > 0 && b->leases[0]->expires_boottime <= now) {
                 struct request *q = b->leases[0];

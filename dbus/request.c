@@ -135,16 +135,43 @@ int request_emit_removed(struct bus *b, struct request *q) {
         return r;
 }
 
+/* The limits a client's new request must fit (the daemon's own requests count against none):
+ * 0, or TooManyRequests with the limit named. */
+static int check_limits(struct bus *b, struct client *client, uint32_t uid, sd_bus_error *error) {
+        const struct df_config *c = b->manager->config;
+
+        if (client && client->n_requests >= c->max_requests_per_client)
+                return sd_bus_error_setf(
+                        error, ERROR_TOO_MANY_REQUESTS,
+                        "This client holds %zu requests, the most allowed (max-requests-per-client)",
+                        client->n_requests);
+        if (b->n_requests - b->n_held >= c->max_requests)
+                return sd_bus_error_setf(
+                        error, ERROR_TOO_MANY_REQUESTS,
+                        "%zu requests are live, the most allowed (max-requests)", b->n_requests - b->n_held);
+        if ((!client || client->n_requests == 0) && b->n_clients_with_requests >= c->max_clients)
+                return sd_bus_error_setf(
+                        error, ERROR_TOO_MANY_REQUESTS,
+                        "%zu clients hold requests, the most allowed (max-clients)",
+                        b->n_clients_with_requests);
+        /* One user's connections together get a share, so that no user can take every slot. */
+        if (uid != 0 && user_requests(b, uid) >= c->max_requests_per_user)
+                return sd_bus_error_setf(
+                        error, ERROR_TOO_MANY_REQUESTS,
+                        "uid %" PRIu32 " holds %zu requests, the most allowed (max-requests-per-user)", uid,
+                        user_requests(b, uid));
+        return 0;
+}
+
 int request_add(
         struct bus *b, sd_bus_message *m, struct manager_device *d, enum df_qos_type type, uint64_t value,
         const char *reason, const char *application_id, uint64_t timeout_ms, sd_bus_error *error,
         struct request **ret) {
-        const struct df_config *c = b->manager->config;
         const char *sender = message_sender(m);
         struct device_data *dd = device_data_get(b, d);
         struct client *client;
         struct request *q;
-        uint64_t now = clock_now(CLOCK_BOOTTIME), now_realtime = clock_now(CLOCK_REALTIME);
+        uint64_t now = df_now_usec(CLOCK_BOOTTIME), now_realtime = df_now_usec(CLOCK_REALTIME);
         uint32_t uid = 0, pid = 0;
         int r;
 
@@ -155,31 +182,12 @@ int request_add(
                 return sd_bus_error_setf(
                         error, SD_BUS_ERROR_INVALID_ARGS,
                         "Option 'timeout-ms' of %" PRIu64 " ms is too large", timeout_ms);
-        client = client_get(b, sender, false);
-        if (client && client->n_requests >= c->max_requests_per_client)
-                return sd_bus_error_setf(
-                        error, ERROR_TOO_MANY_REQUESTS,
-                        "This client holds %zu requests, the most allowed (max-requests-per-client)",
-                        client->n_requests);
-        /* The daemon's own requests count against no limit. */
-        if (b->n_requests - b->n_held >= c->max_requests)
-                return sd_bus_error_setf(
-                        error, ERROR_TOO_MANY_REQUESTS,
-                        "%zu requests are live, the most allowed (max-requests)", b->n_requests - b->n_held);
-        if ((!client || client->n_requests == 0) && b->n_clients_with_requests >= c->max_clients)
-                return sd_bus_error_setf(
-                        error, ERROR_TOO_MANY_REQUESTS,
-                        "%zu clients hold requests, the most allowed (max-clients)",
-                        b->n_clients_with_requests);
         r = sender_creds(b, m, &uid, &pid);
         if (r < 0)
                 return r;
-        /* One user's connections together get a share, so that no user can take every slot. */
-        if (uid != 0 && user_requests(b, uid) >= c->max_requests_per_user)
-                return sd_bus_error_setf(
-                        error, ERROR_TOO_MANY_REQUESTS,
-                        "uid %" PRIu32 " holds %zu requests, the most allowed (max-requests-per-user)", uid,
-                        user_requests(b, uid));
+        r = check_limits(b, client_get(b, sender, false), uid, error);
+        if (r < 0)
+                return r;
         client = client_get(b, sender, true);
         if (!client)
                 return -ENOMEM;
