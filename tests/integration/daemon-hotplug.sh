@@ -71,6 +71,8 @@ check "... and it is not on the bus" not_on_bus gpu0
 # ================================================================ a node appears
 bctl --json=short monitor "$name" >"$tmp/monitor.json" 2>/dev/null &
 track $!
+"$devfreqctl" monitor >"$tmp/devfreqctl-monitor.out" 2>&1 &
+track $!
 appear
 uevent add devfreq /devices/platform/gpu0/devfreq/gpu0
 check "a devfreq node appears: attached and on the bus" wait_until $((5 * slow)) on_bus gpu0
@@ -104,6 +106,9 @@ client_stop a
 appear
 uevent add devfreq /devices/platform/gpu0/devfreq/gpu0
 check "it comes back: attached again" wait_until $((5 * slow)) on_bus gpu0
+monitor_saw() { grep -q "$1" "$tmp/devfreqctl-monitor.out"; }
+check "devfreqctl monitor shows it arriving" wait_until 5 monitor_saw "gpu0: device added"
+check "... and leaving" wait_until 5 monitor_saw "gpu0: device removed"
 is "... with the governor persisted for its name" "$(dget gpu0 Governor)" performance
 
 # ================================================================ unrelated and malformed uevents
