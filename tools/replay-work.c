@@ -180,32 +180,22 @@ static bool is_header(const char *line) {
 }
 
 static int work_loop(struct work_run *w, FILE *in, FILE *out) {
-        _cleanup_free_ char *line = NULL;
-        size_t allocated = 0, lineno = 0;
-        bool first = true;
-        ssize_t k;
+        struct replay_reader rd = {};
         int r;
 
         fputs("cycles,done,backlog,missed,busy,total,current,governor,target\n", out);
-        while ((k = getline(&line, &allocated, in)) >= 0) {
-                size_t len = (size_t) k;
-                lineno++;
-                while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-                        line[--len] = '\0';
-                if (len == 0 || line[0] == '#')
-                        continue;
+        while ((r = replay_next_line(w->rp->trace_name, in, &rd)) == 1) {
                 /* The header may follow comment lines (the traces of tests/traces/ name their
                  * window and points in comments first). */
-                if (first && (first = false, is_header(line)))
+                if (rd.content == 1 && is_header(rd.line))
                         continue;
-                if (memchr(line, '\0', len))
-                        return replay_bad_input("%s:%zu: the line holds a NUL byte", w->rp->trace_name, lineno);
-                r = feed(w, line, lineno, out);
+                r = feed(w, rd.line, rd.lineno, out);
                 if (r != 0)
-                        return r;
+                        break;
         }
-        if (ferror(in))
-                return replay_bad_input("%s: read error: %s", w->rp->trace_name, strerror(errno));
+        free(rd.line);
+        if (r != 0)
+                return r;
         /* Empty windows until all work is done: they still count energy and misses. */
         while (w->sim.backlog > 0) {
                 r = run_window(w, 0, out);

@@ -281,31 +281,40 @@ static bool is_header(const char *line) {
                 streq(line, "busy,total,current,duration") || streq(line, "frequency");
 }
 
-int replay_stream(struct replay *rp, FILE *in, FILE *out) {
-        _cleanup_free_ char *line = NULL;
-        size_t allocated = 0, lineno = 0;
+int replay_next_line(const char *trace_name, FILE *in, struct replay_reader *rd) {
         ssize_t k;
+
+        while ((k = getline(&rd->line, &rd->allocated, in)) >= 0) {
+                rd->len = (size_t) k;
+                rd->lineno++;
+                while (rd->len > 0 && (rd->line[rd->len - 1] == '\n' || rd->line[rd->len - 1] == '\r'))
+                        rd->line[--rd->len] = '\0';
+                if (rd->len == 0 || rd->line[0] == '#')
+                        continue;
+                if (memchr(rd->line, '\0', rd->len))
+                        return replay_bad_input("%s:%zu: the line holds a NUL byte", trace_name, rd->lineno);
+                rd->content++;
+                return 1;
+        }
+        if (ferror(in))
+                return replay_bad_input("%s: read error: %s", trace_name, strerror(errno));
+        return 0;
+}
+
+int replay_stream(struct replay *rp, FILE *in, FILE *out) {
+        struct replay_reader rd = {};
         int r;
 
         fputs("busy,total,current,governor,target\n", out);
-        while ((k = getline(&line, &allocated, in)) >= 0) {
-                size_t len = (size_t) k;
-                lineno++;
-                while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-                        line[--len] = '\0';
-                if (len == 0 || line[0] == '#')
+        while ((r = replay_next_line(rp->trace_name, in, &rd)) == 1) {
+                if (rd.lineno == 1 && is_header(rd.line))
                         continue;
-                if (lineno == 1 && is_header(line))
-                        continue;
-                if (memchr(line, '\0', len))
-                        return replay_bad_input("%s:%zu: the line holds a NUL byte", rp->trace_name, lineno);
-                r = replay_line(rp, line, len, lineno, out);
+                r = replay_line(rp, rd.line, rd.len, rd.lineno, out);
                 if (r != 0)
-                        return r;
+                        break;
         }
-        if (ferror(in))
-                return replay_bad_input("%s: read error: %s", rp->trace_name, strerror(errno));
-        return 0;
+        free(rd.line);
+        return r;
 }
 
 int replay_print_summary(struct replay *rp, FILE *out) {

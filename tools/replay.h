@@ -39,6 +39,19 @@ int replay_add_opps(struct df_device *d, const char *list);
 /* "NAME=VALUE" strings, checked as one set: 0, EXIT_BAD_INPUT, or a negative errno. */
 int replay_set_tunables(struct df_device *d, char **tunables, size_t n);
 
+/* Reading a trace, line by line. */
+struct replay_reader {
+        char *line; /* the current line, without its line end */
+        size_t len;
+        size_t allocated;
+        size_t lineno;  /* its number in the file */
+        size_t content; /* how many lines worth reading so far, this one included */
+};
+
+/* The next line worth reading (blank lines and '#' comments skipped): 1; 0 at the end; or
+ * EXIT_BAD_INPUT, naming file:line, for a NUL byte or a read error. */
+int replay_next_line(const char *trace_name, FILE *in, struct replay_reader *rd);
+
 /* The CSV out of the trace `in`: 0, EXIT_BAD_INPUT (naming file:line), or a negative errno. */
 int replay_stream(struct replay *rp, FILE *in, FILE *out);
 
