@@ -118,3 +118,24 @@ static inline const char *yes_no(int b) {
                 }                                                                                            \
                 _a ? &_a[n] : NULL;                                                                          \
         })
+
+/* Make room for `need` elements in an array whose capacity `allocated` tracks, doubling it (at least
+ * 8): for arrays that grow often (heaps, tables, queues). 0, or -ENOMEM with both unchanged. */
+static inline size_t df_greedy_size(size_t allocated, size_t need) {
+        size_t a = need > allocated * 2 ? need : allocated * 2;
+        return a < 8 ? 8 : a;
+}
+#define GREEDY_GROW(array, allocated, need)                                                                  \
+        __extension__({                                                                                      \
+                int _r = 0;                                                                                  \
+                if ((need) > (allocated)) {                                                                  \
+                        size_t _n = df_greedy_size((allocated), (need));                                     \
+                        __typeof__(array) _p = reallocarray((array), _n, sizeof(*(array)));                  \
+                        if (_p) {                                                                            \
+                                (array) = _p;                                                                \
+                                (allocated) = _n;                                                            \
+                        } else                                                                               \
+                                _r = -ENOMEM;                                                                \
+                }                                                                                            \
+                _r;                                                                                          \
+        })

@@ -54,6 +54,7 @@ int df_opp_find(const struct df_opp_table *t, uint64_t freq) {
 /* kernel: dev_pm_opp_add() → _opp_add(): duplicates are 0 when identical and available, else -EEXIST. */
 int df_opp_add(struct df_opp_table *t, uint64_t freq, uint32_t microvolt, uint32_t latency_us) {
         size_t i;
+        int r;
 
         if (freq == 0)
                 return -EINVAL;
@@ -67,18 +68,9 @@ int df_opp_add(struct df_opp_table *t, uint64_t freq, uint32_t microvolt, uint32
         /* Indices are returned as int. */
         if (t->n >= INT_MAX)
                 return -ENOMEM;
-        if (t->n == t->allocated) {
-                size_t a = t->allocated ? t->allocated * 2 : 8;
-                struct df_opp *p;
-
-                if (a > SIZE_MAX / sizeof(struct df_opp))
-                        return -ENOMEM;
-                p = realloc(t->opps, a * sizeof(struct df_opp));
-                if (!p)
-                        return -ENOMEM;
-                t->opps = p;
-                t->allocated = a;
-        }
+        r = GREEDY_GROW(t->opps, t->allocated, t->n + 1);
+        if (r < 0)
+                return r;
 
         memmove(&t->opps[i + 1], &t->opps[i], (t->n - i) * sizeof(struct df_opp));
         t->opps[i] = (struct df_opp){

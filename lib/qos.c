@@ -135,18 +135,9 @@ int df_qos_add_request(struct df_qos *q, struct df_qos_request *req, enum df_qos
                 return r;
 
         l = &q->lists[type];
-        if (l->n == l->allocated) {
-                size_t a = l->allocated ? l->allocated * 2 : 8;
-                struct df_qos_request **p;
-
-                if (a > SIZE_MAX / sizeof(struct df_qos_request *))
-                        return -ENOMEM;
-                p = realloc(l->heap, a * sizeof(struct df_qos_request *));
-                if (!p)
-                        return -ENOMEM;
-                l->heap = p;
-                l->allocated = a;
-        }
+        r = GREEDY_GROW(l->heap, l->allocated, l->n + 1);
+        if (r < 0)
+                return r;
 
         old = list_value(l, type);
         req->qos = q;
