@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <systemd/sd-bus.h>
 
+#include "bus-names.h"
 #include "logging.h"
 #include "manager-internal.h"
 #include "units.h"
@@ -41,8 +43,11 @@ int build_device(
         int r;
 
         d = calloc(1, sizeof(*d));
-        if (!d || !(d->name = strdup(name))) {
-                free(d);
+        if (!d)
+                return -ENOMEM;
+        d->name = strdup(name);
+        if (!d->name || sd_bus_path_encode(DEVICE_PREFIX, name, &d->bus.path) < 0) {
+                device_free(d);
                 return -ENOMEM;
         }
         d->manager = m;

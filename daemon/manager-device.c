@@ -28,6 +28,7 @@ struct manager_device *device_free(struct manager_device *d) {
         df_node_free(d->node);
         df_spec_free(d->spec);
         free(d->children);
+        free(d->bus.path);
         free(d->name);
         free(d);
         return NULL;

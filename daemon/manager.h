@@ -1,6 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The device manager: turns configuration into devices, drives them from sd-event timers, keeps
- * originals and persisted choices, and reports changes through a listener. It knows no bus. */
+/*
+ * The device manager: turns configuration into devices, drives them from sd-event timers, keeps
+ * originals and persisted choices, and reports changes through a listener.
+ *
+ * The bus layer (dbus/) reads struct manager and struct manager_device directly, as systemd's bus
+ * files read Manager and Unit, and keeps its bookkeeping of a device in the device (`bus`). It
+ * changes a device only through the manager_device_*() operations below, which evaluate the device
+ * again and report what changed.
+ */
 #pragma once
 
 #include <stdbool.h>
@@ -22,6 +29,7 @@
 
 struct manager;
 struct manager_device;
+struct request;
 
 /* Published properties of a device that changed (for PropertiesChanged). */
 enum {
@@ -39,8 +47,8 @@ enum {
         DEVICE_CHANGED_MAX_FREQUENCY = 1u << 11,
         DEVICE_CHANGED_QOS_MAX_FREQUENCY = 1u << 12,
         DEVICE_CHANGED_QOS_LATENCY = 1u << 13,
-        /* Not a property: the change was found by a poll tick (the bus layer may coalesce it).
-         * Bit 30 is the bus layer's own (Requests). */
+        DEVICE_CHANGED_REQUESTS = 1u << 14, /* the bus layer's request objects on the device */
+        /* Not a property: the change was found by a poll tick (the bus layer may coalesce it). */
         DEVICE_CHANGED_BY_POLL = 1u << 31,
         /* Each property on its own: a signal names only what changed (each costs the bus work). */
         DEVICE_CHANGED_RANGE = DEVICE_CHANGED_MIN_FREQUENCY | DEVICE_CHANGED_MAX_FREQUENCY,
@@ -132,7 +140,19 @@ struct manager_device {
         char logged_error[256]; /* logged once per distinct error */
 
         struct device_published published;
-        void *bus_data; /* owned by the bus layer */
+
+        /* The bus layer's bookkeeping: set and read by dbus/ only, except `path`. */
+        struct {
+                char *path;               /* its object path, set when the device is built */
+                struct request *requests; /* the QoS request objects on it */
+                size_t n_requests;
+                bool announced;   /* InterfacesAdded was sent (or it predates the bus name) */
+                bool in_batch;    /* its changes wait for the open change batch */
+                unsigned changes; /* what changed meanwhile: DEVICE_CHANGED_* */
+                /* CurrentFrequency changes found by polling, coalesced (dbus/device-changes.c) */
+                uint64_t current_sent, current_sent_usec;
+                bool current_pending;
+        } bus;
 
         struct df_profile_decision profile;  /* what the active profile sets here */
         char kernel_base[DF_ATTR_VALUE_MAX]; /* clamp: the kernel's governor before a profile set one */
@@ -244,7 +264,7 @@ int manager_device_get_statistics(
         size_t *ret_n, uint64_t *ret_total);
 int manager_device_reset_statistics(struct manager_device *d);
 
-/* Read-only views for the bus layer. */
+/* Values that depend on the mode (what the kernel says in clamp mode, devfreqd in govern mode). */
 uint64_t manager_device_current_frequency(struct manager_device *d);
 const char *manager_device_governor(const struct manager_device *d);
 int manager_device_available_governors(struct manager_device *d, char ***ret, size_t *ret_n);

@@ -47,19 +47,6 @@ struct request {
         struct request *device_prev, *device_next; /* the device's requests */
 };
 
-/* Per-device bus data (manager_device.bus_data). */
-struct device_data {
-        struct request *requests;
-        size_t n_requests;
-        char *path;
-        bool announced; /* InterfacesAdded was sent (or the device predates the name) */
-        /* CurrentFrequency changes found by polling: signalled at most once per
-         * CURRENT_FREQUENCY_COALESCE_USEC, the last value always (see device_emit_changes()). */
-        uint64_t current_sent;
-        uint64_t current_sent_usec;
-        bool current_pending;
-};
-
 /* A bus connection that holds requests or waits for an authorization check. */
 struct client {
         struct bus *bus;
@@ -98,11 +85,12 @@ struct bus {
 
         sd_event_source *coalesce_timer; /* armed only while a CurrentFrequency signal is held back */
 
-        /* While a request method is answered, its change signals wait for the reply. */
-        bool deferring;
-        sd_bus_message **deferred;
-        size_t n_deferred;
-        size_t allocated_deferred;
+        /* The change batch of the call being answered (device-changes.c). */
+        unsigned batch_depth;
+        sd_bus_message **batch_signals;
+        size_t n_batch_signals, allocated_batch_signals;
+        struct manager_device **batch_devices;
+        size_t n_batch_devices, allocated_batch_devices;
 
         /* requests */
         struct request **table; /* open addressing by id */
@@ -138,10 +126,6 @@ struct bus {
         sd_bus_slot *polkit_query;
         struct auth_check *checks;
         size_t n_checks;
-
-        /* A request method's device: its change signals wait for device_changes_release(). */
-        struct manager_device *batch_device;
-        unsigned batch_mask;
 };
 
 /* vtables (dbus/manager.c, dbus/device.c, dbus/request.c, dbus/logcontrol.c) */
@@ -158,18 +142,29 @@ int request_object_find(
         sd_bus_error *error);
 int request_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error);
 
-/* dbus/device.c */
-struct device_data *device_data_get(struct bus *b, struct manager_device *d);
-void device_data_free(struct manager_device *d);
-/* The bus layer's own change bit beside the manager's DEVICE_CHANGED_*: Requests (invalidated). */
-#define DEVICE_CHANGED_REQUESTS (1u << 30)
+/* dbus/device.c: forget the bus's bookkeeping of a device (the bus goes; the device stays). */
+void device_bus_reset(struct manager_device *d);
+
+/*
+ * dbus/device-changes.c: one change batch per call. Between bus_batch_begin() and
+ * bus_batch_commit() (they nest; the outermost commit sends), the signals a call causes wait: first
+ * its other signals in the order they were made (bus_send_signal()), then one PropertiesChanged
+ * per device that changed, with everything that changed in it (Requests invalidated). Request
+ * methods reply before they commit (AddRequest, Update and Remove: the round trip then costs one
+ * message routed by the bus before the reply, not three; D-Bus keeps one sender's messages in
+ * order, so a client still sees every signal, right after the reply), the other methods after.
+ * Outside a batch, changes go at once, except CurrentFrequency changes found by polling, sent at
+ * most once per CURRENT_FREQUENCY_COALESCE_USEC (the latest value, never one already sent).
+ */
+void bus_batch_begin(struct bus *b);
+void bus_batch_commit(struct bus *b);
+/* A device goes: drop its waiting changes. */
+void bus_batch_forget(struct bus *b, struct manager_device *d);
+void bus_batch_free(struct bus *b);
+/* Send a signal of ours, or queue it in the open batch. */
+int bus_send_signal(struct bus *b, sd_bus_message *m);
+/* Report a DEVICE_CHANGED_* mask of a device: sent, queued in the batch, or held back. */
 void device_emit_changes(struct bus *b, struct manager_device *d, unsigned mask);
-/* Hold the device's change signals while a request method changes it, so that the change and
- * Requests go out as one PropertiesChanged; false when something else already holds them.
- * Release emits what was held plus `mask` (unless the device went meanwhile). */
-bool device_changes_hold(struct bus *b, struct manager_device *d);
-void device_changes_release(struct bus *b, unsigned mask);
-int device_path(struct manager_device *d, char **ret);
 
 /* dbus/request-table.c */
 uint64_t request_next_id(struct bus *b);
@@ -187,8 +182,8 @@ void held_request_drop(struct request *q);
 void held_requests_free(struct bus *b);
 
 /* dbus/request.c */
-void request_link(struct request *q, struct device_data *dd);
-void request_unlink(struct request *q, struct device_data *dd);
+void request_link(struct request *q);
+void request_unlink(struct request *q);
 struct request *request_free(struct request *q);
 int request_emit_removed(struct bus *b, struct request *q);
 void request_emit_value_changed(struct request *q);
@@ -242,17 +237,6 @@ int bus_emit_properties_changed(
         void *userdata, const char *invalidated);
 /* The vtable's entry of a property, NULL when it has none. */
 const sd_bus_vtable *bus_vtable_property(const sd_bus_vtable *vtable, const char *name);
-
-/*
- * Send a signal of ours, or keep it while signals are deferred. AddRequest, Update and Remove
- * answer as soon as the decision is applied and written, then send the change signals they
- * caused, in order: D-Bus keeps one sender's messages in order, so a client still sees every
- * signal, right after its reply instead of before it (the round trip then costs one message
- * routed by the bus before the reply, not three).
- */
-int bus_send_signal(struct bus *b, sd_bus_message *m);
-void bus_defer_signals(struct bus *b);
-void bus_flush_signals(struct bus *b);
 
 /*
  * Callers' strings in error messages: at most ECHO_MAX bytes of one, cut at a character boundary

@@ -26,12 +26,11 @@ static void on_devices_changed(struct manager *m, void *userdata) {
 
         for (size_t i = 0; i < m->n_devices; i++) {
                 struct manager_device *d = m->devices[i];
-                struct device_data *dd = device_data_get(b, d);
-                if (!dd || dd->announced)
+                if (d->bus.announced)
                         continue;
-                dd->announced = true;
+                d->bus.announced = true;
                 b->devices_changed = true;
-                (void) sd_bus_emit_interfaces_added(b->bus, dd->path, IFACE_DEVICE, NULL);
+                (void) sd_bus_emit_interfaces_added(b->bus, d->bus.path, IFACE_DEVICE, NULL);
         }
         /* Start and reload come here: a reload may change the set of profiles. */
         (void) sd_bus_emit_properties_changed(b->bus, OBJECT_ROOT, IFACE_MANAGER, "Profiles", NULL);
@@ -43,20 +42,16 @@ static void on_devices_changed(struct manager *m, void *userdata) {
 
 static void on_device_removing(struct manager *m, struct manager_device *d, void *userdata) {
         struct bus *b = userdata;
-        struct device_data *dd = d->bus_data;
 
-        if (b->batch_device == d)
-                b->batch_device = NULL; /* nothing left to announce about it */
-        if (!dd)
-                return;
-        while (dd->requests)
-                request_drop(dd->requests, false);
+        while (d->bus.requests)
+                request_drop(d->bus.requests, false);
+        bus_batch_forget(b, d); /* nothing left to announce about it */
         /* While the object can still be resolved. */
-        if (dd->announced) {
-                (void) sd_bus_emit_interfaces_removed(b->bus, dd->path, IFACE_DEVICE, NULL);
+        if (d->bus.announced) {
+                (void) sd_bus_emit_interfaces_removed(b->bus, d->bus.path, IFACE_DEVICE, NULL);
                 b->devices_changed = true;
         }
-        device_data_free(d);
+        device_bus_reset(d);
 }
 
 static void on_device_changed(struct manager *m, struct manager_device *d, unsigned mask, void *userdata) {
@@ -112,35 +107,6 @@ int bus_emit_properties_changed(
         if (r >= 0)
                 r = bus_send_signal(b, m);
         return r;
-}
-
-int bus_send_signal(struct bus *b, sd_bus_message *m) {
-        if (b->deferring) {
-                if (b->n_deferred == b->allocated_deferred) {
-                        size_t n = b->allocated_deferred ? b->allocated_deferred * 2 : 8;
-                        sd_bus_message **v = realloc(b->deferred, n * sizeof(*v));
-                        if (!v)
-                                return sd_bus_send(b->bus, m, NULL); /* late beats lost */
-                        b->deferred = v;
-                        b->allocated_deferred = n;
-                }
-                b->deferred[b->n_deferred++] = sd_bus_message_ref(m);
-                return 0;
-        }
-        return sd_bus_send(b->bus, m, NULL);
-}
-
-void bus_defer_signals(struct bus *b) {
-        b->deferring = true;
-}
-
-void bus_flush_signals(struct bus *b) {
-        b->deferring = false;
-        for (size_t i = 0; i < b->n_deferred; i++) {
-                (void) sd_bus_send(b->bus, b->deferred[i], NULL);
-                sd_bus_message_unref(b->deferred[i]);
-        }
-        b->n_deferred = 0;
 }
 
 const char *bus_echo(const char *s, char buf[static ECHO_BUFFER]) {
@@ -270,11 +236,8 @@ static int bus_serve(struct bus *b, bool watch_polkit) {
                         return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
         }
         manager_set_listener(m, &listener, b);
-        for (size_t i = 0; i < m->n_devices; i++) {
-                struct device_data *dd = device_data_get(b, m->devices[i]);
-                if (dd)
-                        dd->announced = true; /* nobody could have seen them before they were served */
-        }
+        for (size_t i = 0; i < m->n_devices; i++)
+                m->devices[i]->bus.announced = true; /* nobody could have seen them before they were served */
         /* The profile chosen at start holds its requests from now on. */
         manager_profile_resync(m);
         return 0;
@@ -335,12 +298,11 @@ struct bus *bus_free(struct bus *b) {
         if (!b)
                 return NULL;
         if (b->manager && b->manager->listener_userdata == b) {
-                for (size_t i = 0; i < b->manager->n_devices; i++)
-                        device_data_free(b->manager->devices[i]);
                 manager_set_listener(b->manager, NULL, NULL);
+                for (size_t i = 0; i < b->manager->n_devices; i++)
+                        device_bus_reset(b->manager->devices[i]); /* the requests go below */
         }
-        bus_flush_signals(b);
-        free(b->deferred);
+        bus_batch_free(b);
         b->coalesce_timer = sd_event_source_disable_unref(b->coalesce_timer);
         b->trim = sd_event_source_disable_unref(b->trim);
         auth_checks_free_all(b);

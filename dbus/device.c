@@ -10,30 +10,11 @@
 #include "logging.h"
 #include "strv.h"
 
-struct device_data *device_data_get(struct bus *b, struct manager_device *d) {
-        struct device_data *dd = d->bus_data;
+void device_bus_reset(struct manager_device *d) {
+        char *path = d->bus.path;
 
-        if (dd)
-                return dd;
-        dd = calloc(1, sizeof(*dd));
-        if (!dd)
-                return NULL;
-        if (sd_bus_path_encode(DEVICE_PREFIX, d->name, &dd->path) < 0) {
-                free(dd);
-                return NULL;
-        }
-        d->bus_data = dd;
-        return dd;
-}
-
-void device_data_free(struct manager_device *d) {
-        struct device_data *dd = d->bus_data;
-
-        if (!dd)
-                return;
-        free(dd->path);
-        free(dd);
-        d->bus_data = NULL;
+        memset(&d->bus, 0, sizeof(d->bus));
+        d->bus.path = path;
 }
 
 int device_object_find(
@@ -57,11 +38,9 @@ int device_node_enumerator(sd_bus *bus, const char *path, void *userdata, char *
         char **v = calloc(1, sizeof(char *));
         size_t n = 0;
 
-        for (size_t i = 0; v && i < b->manager->n_devices; i++) {
-                struct device_data *dd = device_data_get(b, b->manager->devices[i]);
-                if (!dd || strv_push(&v, &n, dd->path) < 0)
+        for (size_t i = 0; v && i < b->manager->n_devices; i++)
+                if (strv_push(&v, &n, b->manager->devices[i]->bus.path) < 0)
                         v = strv_free(v, n);
-        }
         if (!v)
                 return -ENOMEM;
         *nodes = v;
@@ -185,10 +164,9 @@ PROPERTY_GETTER(property_get_qos) {
 
 PROPERTY_GETTER(property_get_requests) {
         struct manager_device *d = userdata;
-        struct device_data *dd = d->bus_data;
         int r = sd_bus_message_open_container(reply, 'a', "o");
 
-        for (struct request *q = dd ? dd->requests : NULL; r >= 0 && q; q = q->device_next)
+        for (struct request *q = d->bus.requests; r >= 0 && q; q = q->device_next)
                 r = sd_bus_message_append(reply, "o", q->path);
         if (r < 0)
                 return r;
@@ -248,7 +226,9 @@ static int method_set_governor(sd_bus_message *m, void *userdata, sd_bus_error *
         if (r <= 0)
                 return r < 0 ? r : 1;
 
+        bus_batch_begin(bus_of(d));
         r = manager_device_set_governor(d, name);
+        bus_batch_commit(bus_of(d)); /* before the reply */
         if (r == -ENOPKG && d->dev->mode == DF_MODE_CLAMP)
                 return sd_bus_error_setf(
                         error, ERROR_INVALID_GOVERNOR,
@@ -281,7 +261,9 @@ static int method_set_frequency(sd_bus_message *m, void *userdata, sd_bus_error 
         r = bus_authorize(bus_of(d), m, ACTION_SET_GOVERNOR, error);
         if (r <= 0)
                 return r < 0 ? r : 1;
+        bus_batch_begin(bus_of(d));
         r = manager_device_set_frequency(d, freq);
+        bus_batch_commit(bus_of(d)); /* before the reply */
         if (r == -EOPNOTSUPP)
                 return sd_bus_error_setf(
                         error, ERROR_WRONG_GOVERNOR,
@@ -322,7 +304,9 @@ static int method_set_tunable(sd_bus_message *m, void *userdata, sd_bus_error *e
         r = bus_authorize(bus_of(d), m, ACTION_SET_GOVERNOR, error);
         if (r <= 0)
                 return r < 0 ? r : 1;
+        bus_batch_begin(bus_of(d));
         r = manager_device_set_tunable(d, name, value);
+        bus_batch_commit(bus_of(d)); /* before the reply */
         if (r == -ERANGE)
                 return sd_bus_error_setf(
                         error, SD_BUS_ERROR_INVALID_ARGS,
@@ -347,7 +331,9 @@ static int method_set_operating_point(sd_bus_message *m, void *userdata, sd_bus_
         r = bus_authorize(bus_of(d), m, ACTION_CONFIGURE, error);
         if (r <= 0)
                 return r < 0 ? r : 1;
+        bus_batch_begin(bus_of(d));
         r = manager_device_set_operating_point(d, freq, enabled);
+        bus_batch_commit(bus_of(d)); /* before the reply */
         if (r == -EBUSY)
                 return sd_bus_error_setf(
                         error, SD_BUS_ERROR_INVALID_ARGS, "%" PRIu64 " Hz is the last enabled point of %s",
@@ -426,7 +412,6 @@ static int method_add_request(sd_bus_message *m, void *userdata, sd_bus_error *e
         uint64_t value, timeout_ms = 0;
         enum df_qos_type type;
         struct request *q;
-        bool held;
         int r;
 
         r = sd_bus_message_read(m, "st", &type_name, &value);
@@ -450,16 +435,14 @@ static int method_add_request(sd_bus_message *m, void *userdata, sd_bus_error *e
         if (r <= 0)
                 return r < 0 ? r : 1;
 
-        /* Decide and write, reply, then announce: the change signals follow the reply
-         * (bus_send_signal() says why). */
-        held = device_changes_hold(bus_of(d), d);
+        /* Decide and write, reply, then announce (bus_batch_begin() says why). */
+        bus_batch_begin(bus_of(d));
         r = request_add(bus_of(d), m, d, type, value, reason, app, timeout_ms, error, &q);
         if (r >= 0) {
                 r = sd_bus_reply_method_return(m, "o", q->path);
                 request_announce(q);
         }
-        if (held)
-                device_changes_release(bus_of(d), 0);
+        bus_batch_commit(bus_of(d));
         return r;
 }
 
@@ -508,7 +491,9 @@ static int method_reset_statistics(sd_bus_message *m, void *userdata, sd_bus_err
         r = bus_authorize(bus_of(d), m, ACTION_CONFIGURE, error);
         if (r <= 0)
                 return r < 0 ? r : 1;
+        bus_batch_begin(bus_of(d));
         r = manager_device_reset_statistics(d);
+        bus_batch_commit(bus_of(d)); /* before the reply */
         if (r < 0)
                 return sd_bus_error_setf(
                         error, ERROR_DEVICE_FAILED, "Resetting the statistics of %s failed: %s",

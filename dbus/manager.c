@@ -22,10 +22,7 @@ static int method_list_devices(sd_bus_message *m, void *userdata, sd_bus_error *
         if (r < 0)
                 return r;
         for (size_t i = 0; i < mgr->n_devices; i++) {
-                struct device_data *dd = device_data_get(b, mgr->devices[i]);
-                if (!dd)
-                        return -ENOMEM;
-                r = sd_bus_message_append(reply, "(so)", mgr->devices[i]->name, dd->path);
+                r = sd_bus_message_append(reply, "(so)", mgr->devices[i]->name, mgr->devices[i]->bus.path);
                 if (r < 0)
                         return r;
         }
@@ -38,7 +35,6 @@ static int method_list_devices(sd_bus_message *m, void *userdata, sd_bus_error *
 static int method_get_device(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         struct bus *b = userdata;
         struct manager_device *d;
-        struct device_data *dd;
         char e[ECHO_BUFFER];
         const char *name;
         int r;
@@ -50,10 +46,7 @@ static int method_get_device(sd_bus_message *m, void *userdata, sd_bus_error *er
         if (!d)
                 return sd_bus_error_setf(
                         error, ERROR_NO_SUCH_DEVICE, "No device '%s' (see ListDevices)", bus_echo(name, e));
-        dd = device_data_get(b, d);
-        if (!dd)
-                return -ENOMEM;
-        return sd_bus_reply_method_return(m, "o", dd->path);
+        return sd_bus_reply_method_return(m, "o", d->bus.path);
 }
 
 static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -66,9 +59,11 @@ static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error)
                 return r < 0 ? r : 1;
 
         log_info("Reload requested over the bus");
-        /* Announced like a SIGHUP reload (DESIGN.md: RELOADING=1 ... READY=1 around reloads). */
+        /* Announced like a SIGHUP reload: RELOADING=1 before, READY=1 after. */
         (void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading the configuration");
+        bus_batch_begin(b);
         r = manager_reload(b->manager, &text);
+        bus_batch_commit(b); /* before the reply */
         status = manager_status(b->manager);
         (void) sd_notifyf(false, "READY=1\nSTATUS=%s", strempty(status));
         if (r < 0)
@@ -110,10 +105,8 @@ static int property_get_devices(
         struct bus *b = userdata;
         int r = sd_bus_message_open_container(reply, 'a', "o");
 
-        for (size_t i = 0; r >= 0 && i < b->manager->n_devices; i++) {
-                struct device_data *dd = device_data_get(b, b->manager->devices[i]);
-                r = dd ? sd_bus_message_append(reply, "o", dd->path) : -ENOMEM;
-        }
+        for (size_t i = 0; r >= 0 && i < b->manager->n_devices; i++)
+                r = sd_bus_message_append(reply, "o", b->manager->devices[i]->bus.path);
         if (r < 0)
                 return r;
         return sd_bus_message_close_container(reply);
@@ -136,7 +129,9 @@ static int method_set_profile(sd_bus_message *m, void *userdata, sd_bus_error *e
         r = bus_authorize(b, m, ACTION_SET_PROFILE, error);
         if (r <= 0)
                 return r < 0 ? r : 1;
+        bus_batch_begin(b);
         r = manager_set_profile(b->manager, name, PROFILE_SOURCE_CLIENT);
+        bus_batch_commit(b); /* before the reply */
         if (r == -ENOENT)
                 return sd_bus_error_setf(
                         error, ERROR_NO_SUCH_PROFILE, "No profile '%s' (see Profiles)", bus_echo(name, e));

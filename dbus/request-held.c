@@ -45,7 +45,7 @@ void held_request_drop(struct request *q) {
 
         (void) request_emit_removed(b, q);
         request_table_remove(b, q);
-        request_unlink(q, q->device->bus_data);
+        request_unlink(q);
         (void) df_qos_remove_request(&q->qos);
         b->n_held--;
         log_debug("%s: request %" PRIu64 " of %s removed", q->device->name, q->id, q->reason);
@@ -60,16 +60,15 @@ void held_requests_free(struct bus *b) {
         b->daemon_client = NULL;
 }
 
-static struct request *held_find(struct bus *b, struct device_data *dd, enum df_qos_type type) {
-        for (struct request *q = dd->requests; q; q = q->device_next)
+static struct request *held_find(struct manager_device *d, enum df_qos_type type) {
+        for (struct request *q = d->bus.requests; q; q = q->device_next)
                 if (request_is_held(q) && q->qos.type == type)
                         return q;
         return NULL;
 }
 
-static int held_add(
-        struct bus *b, struct manager_device *d, struct device_data *dd, enum df_qos_type type,
-        uint64_t value, const char *profile) {
+static int
+held_add(struct bus *b, struct manager_device *d, enum df_qos_type type, uint64_t value, const char *profile) {
         struct client *c = daemon_client(b);
         struct request *q;
         int r;
@@ -97,7 +96,7 @@ static int held_add(
                 request_free(q);
                 return r;
         }
-        request_link(q, dd);
+        request_link(q);
         b->n_held++;
         request_announce(q);
         return 0;
@@ -105,11 +104,9 @@ static int held_add(
 
 /* One type: the request the profile wants (value `want`, none when `none`), kept, updated in place
  * for the same profile, or replaced (the Reason names the profile). */
-static int held_sync_one(
-        struct bus *b, struct manager_device *d, struct device_data *dd, enum df_qos_type type, uint64_t want,
-        bool none) {
+static int held_sync_one(struct bus *b, struct manager_device *d, enum df_qos_type type, uint64_t want, bool none) {
         const char *profile = b->manager->profile;
-        struct request *q = held_find(b, dd, type);
+        struct request *q = held_find(d, type);
         char reason[256];
 
         snprintf(reason, sizeof(reason), "profile %s", strempty(profile));
@@ -121,7 +118,7 @@ static int held_sync_one(
         if (none || !profile)
                 return 0;
         if (!q)
-                return held_add(b, d, dd, type, want, profile);
+                return held_add(b, d, type, want, profile);
         if (q->qos.value != want) {
                 (void) df_qos_update_request(&q->qos, want);
                 request_emit_value_changed(q);
@@ -132,19 +129,13 @@ static int held_sync_one(
 /* The manager decided d->profile: hold its floor and ceiling; it re-evaluates the device after. */
 void held_requests_sync(struct manager *m, struct manager_device *d, void *userdata) {
         struct bus *b = userdata;
-        struct device_data *dd = device_data_get(b, d);
         const struct df_profile_decision *p = &d->profile;
         int r;
 
-        if (!dd) {
-                log_oom();
-                return;
-        }
-        r = held_sync_one(b, d, dd, DF_QOS_MIN_FREQUENCY, p->min_freq, p->min_freq == 0);
+        r = held_sync_one(b, d, DF_QOS_MIN_FREQUENCY, p->min_freq, p->min_freq == 0);
         if (r >= 0)
                 r = held_sync_one(
-                        b, d, dd, DF_QOS_MAX_FREQUENCY, p->max_freq,
-                        p->max_freq == UINT64_MAX || p->max_freq == 0);
+                        b, d, DF_QOS_MAX_FREQUENCY, p->max_freq, p->max_freq == UINT64_MAX || p->max_freq == 0);
         if (r < 0)
                 log_warning_errno(r, "%s: cannot hold the profile's frequency limits: %m", d->name);
 }

@@ -32,23 +32,25 @@ int request_validate_value(struct manager_device *d, enum df_qos_type type, uint
         return 0;
 }
 
-void request_link(struct request *q, struct device_data *dd) {
+void request_link(struct request *q) {
         struct client *c = q->client;
+        struct manager_device *d = q->device;
 
         q->client_next = c->requests;
         if (c->requests)
                 c->requests->client_prev = q;
         c->requests = q;
         c->n_requests++;
-        q->device_next = dd->requests;
-        if (dd->requests)
-                dd->requests->device_prev = q;
-        dd->requests = q;
-        dd->n_requests++;
+        q->device_next = d->bus.requests;
+        if (d->bus.requests)
+                d->bus.requests->device_prev = q;
+        d->bus.requests = q;
+        d->bus.n_requests++;
 }
 
-void request_unlink(struct request *q, struct device_data *dd) {
+void request_unlink(struct request *q) {
         struct client *c = q->client;
+        struct manager_device *d = q->device;
 
         if (q->client_prev)
                 q->client_prev->client_next = q->client_next;
@@ -60,10 +62,10 @@ void request_unlink(struct request *q, struct device_data *dd) {
         if (q->device_prev)
                 q->device_prev->device_next = q->device_next;
         else
-                dd->requests = q->device_next;
+                d->bus.requests = q->device_next;
         if (q->device_next)
                 q->device_next->device_prev = q->device_prev;
-        dd->n_requests--;
+        d->bus.n_requests--;
 }
 
 struct request *request_free(struct request *q) {
@@ -168,15 +170,12 @@ int request_add(
         const char *reason, const char *application_id, uint64_t timeout_ms, sd_bus_error *error,
         struct request **ret) {
         const char *sender = message_sender(m);
-        struct device_data *dd = device_data_get(b, d);
         struct client *client;
         struct request *q;
         uint64_t now = df_now_usec(CLOCK_BOOTTIME), now_realtime = df_now_usec(CLOCK_REALTIME);
         uint32_t uid = 0, pid = 0;
         int r;
 
-        if (!dd)
-                return -ENOMEM;
         /* Both expiry clocks must hold it without wrapping (CLOCK_REALTIME is far ahead). */
         if (timeout_ms > (UINT64_MAX - MAX(now, now_realtime)) / 1000)
                 return sd_bus_error_setf(
@@ -219,7 +218,7 @@ int request_add(
         }
         if (client->n_requests == 0)
                 b->n_clients_with_requests++;
-        request_link(q, dd);
+        request_link(q);
         b->peak_requests = MAX(b->peak_requests, b->n_requests);
 
         /* The reply waits for this: the device is re-evaluated and written here. */
@@ -229,7 +228,7 @@ int request_add(
         if (r < 0) {
                 if (df_qos_request_active(&q->qos))
                         (void) manager_device_remove_request(d, &q->qos);
-                request_unlink(q, dd);
+                request_unlink(q);
                 if (client->n_requests == 0)
                         b->n_clients_with_requests--;
                 request_table_remove(b, q);
@@ -284,28 +283,23 @@ static void memory_trim_later(struct bus *b) {
 void request_drop(struct request *q, bool reevaluate) {
         struct bus *b = q->bus;
         struct manager_device *d = q->device;
-        struct device_data *dd = d->bus_data;
         struct client *client = q->client;
 
         if (request_is_held(q))
                 return held_request_drop(q);
 
-        /* InterfacesRemoved while the object can still be resolved. */
+        /* InterfacesRemoved, then the device's change and Requests in one PropertiesChanged. */
+        bus_batch_begin(b);
+        /* While the object can still be resolved. */
         (void) request_emit_removed(b, q);
         request_table_remove(b, q);
         request_lease_remove(b, q);
-        request_unlink(q, dd);
+        request_unlink(q);
         if (client->n_requests == 0)
                 b->n_clients_with_requests--;
         if (reevaluate) {
-                /* The device's change and Requests in one PropertiesChanged. */
-                bool held = device_changes_hold(b, d);
-
                 (void) manager_device_remove_request(d, &q->qos);
-                if (held)
-                        device_changes_release(b, DEVICE_CHANGED_REQUESTS);
-                else
-                        device_emit_changes(b, d, DEVICE_CHANGED_REQUESTS);
+                device_emit_changes(b, d, DEVICE_CHANGED_REQUESTS);
         } else
                 (void) df_qos_remove_request(&q->qos);
         log_debug("%s: request %" PRIu64 " removed", d->name, q->id);
@@ -313,6 +307,7 @@ void request_drop(struct request *q, bool reevaluate) {
         client_release_if_unused(client);
         if (b->n_requests == 0)
                 memory_trim_later(b);
+        bus_batch_commit(b);
 }
 
 void requests_free_all(struct bus *b) {
@@ -392,9 +387,8 @@ int request_node_enumerator(sd_bus *bus, const char *path, void *userdata, char 
 
 REQUEST_GETTER(property_get_device) {
         struct request *q = userdata;
-        struct device_data *dd = device_data_get(q->bus, q->device);
 
-        return dd ? sd_bus_message_append(reply, "o", dd->path) : -ENOMEM;
+        return sd_bus_message_append(reply, "o", q->device->bus.path);
 }
 
 REQUEST_GETTER(property_get_type) {
@@ -463,7 +457,6 @@ void request_emit_value_changed(struct request *q) {
 static int method_update(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         struct request *q = userdata;
         uint64_t value;
-        bool held;
         int r;
 
         r = sd_bus_message_read(m, "t", &value);
@@ -477,38 +470,28 @@ static int method_update(sd_bus_message *m, void *userdata, sd_bus_error *error)
                 return r;
         if (value == q->qos.value)
                 return sd_bus_reply_method_return(m, NULL);
-        held = device_changes_hold(q->bus, q->device);
+        bus_batch_begin(q->bus);
         r = manager_device_update_request(q->device, &q->qos, value);
         if (r >= 0)
                 r = sd_bus_reply_method_return(m, NULL);
-        /* The change signals follow the reply (bus_send_signal() says why). */
         request_emit_value_changed(q);
-        if (held)
-                device_changes_release(q->bus, 0);
+        bus_batch_commit(q->bus); /* after the reply (bus_batch_begin() says why) */
         log_debug("%s: request %" PRIu64 " updated to %" PRIu64, q->device->name, q->id, value);
         return r;
 }
 
 static int method_remove(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         struct request *q = userdata;
-        struct manager_device *d;
-        struct bus *b;
-        bool held;
+        struct bus *b = q->bus;
         int r;
 
         r = check_owner(q, m, error);
         if (r < 0)
                 return r;
-        b = q->bus;
-        d = q->device;
-        held = device_changes_hold(b, d);
-        bus_defer_signals(b);
+        bus_batch_begin(b);
         request_drop(q, true);
         r = sd_bus_reply_method_return(m, NULL);
-        /* The change signals follow the reply (bus_send_signal() says why). */
-        bus_flush_signals(b);
-        if (held)
-                device_changes_release(b, 0);
+        bus_batch_commit(b); /* after the reply (bus_batch_begin() says why) */
         return r;
 }
 

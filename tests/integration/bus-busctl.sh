@@ -344,6 +344,10 @@ c=$(changes "$p_gpu")
 contains "AvailableFrequencies emitted with its value" "$c" "AvailableFrequencies=[200000000,400000000]"
 contains "OperatingPoints emitted with its value" "$c" "[800000000,1050000,200,false]"
 contains "MaxFrequency emitted with its value" "$c" "MaxFrequency=400000000"
+# One change batch a call: one PropertiesChanged with all of it, then the reply.
+is "SetOperatingPoint: one PropertiesChanged, before the reply" "$(sequence SetOperatingPoint)" \
+        "PropertiesChanged $p_gpu
+return SetOperatingPoint"
 busctl_error "SetOperatingPoint of an absent point is NoSuchOperatingPoint" \
         "$error_prefix.NoSuchOperatingPoint" "no operating point of 300000000 Hz" \
         dcall gpu SetOperatingPoint tb 300000000 false
@@ -429,6 +433,10 @@ is "Value emitted with its value" "$(changes "$req")" "$req $request_iface Value
 c=$(changes "$p_gpu")
 contains "QosMinFrequency emitted with its value" "$c" "QosMinFrequency=800000000"
 contains "CurrentFrequency emitted with its value on the request's change" "$c" "CurrentFrequency=800000000"
+is "Update: the reply, the request's Value, then the device's one PropertiesChanged" "$(sequence Update)" \
+        "return Update
+PropertiesChanged $req
+PropertiesChanged $p_gpu"
 
 monitor_mark
 is "root Removes another client's request" "$(bctl call "$name" "$req" "$request_iface" Remove)" ""
@@ -443,6 +451,10 @@ contains "Requests is invalidated" "$c" "| invalidated: Requests"
 is "Requests is never sent with a value" "$(grep -c 'Requests=' <<<"$c" || true)" "0"
 contains "QosMinFrequency emitted back at 0" "$c" "QosMinFrequency=0"
 contains "CurrentFrequency emitted back down" "$c" "CurrentFrequency=200000000"
+is "Remove: the reply, InterfacesRemoved, then the device's one PropertiesChanged" "$(sequence Remove)" \
+        "return Remove
+InterfacesRemoved $manager_path
+PropertiesChanged $p_gpu"
 
 # add and remove emit Requests as invalidation; a max request and a latency request emit their QoS
 monitor_mark
@@ -455,6 +467,10 @@ contains "QosMaxFrequency emitted with its value" "$c" "QosMaxFrequency=40000000
 is "Requests not sent with a value on add" "$(grep -c 'Requests=' <<<"$c" || true)" "0"
 contains "InterfacesAdded for the request with its properties" "$(signals InterfacesAdded)" \
         "\"$req\",{\"$request_iface\":{\"Device\":{\"type\":\"o\",\"data\":\"$p_gpu\"},\"Type\":{\"type\":\"s\",\"data\":\"max-frequency\"},\"Value\":{\"type\":\"t\",\"data\":400000000}"
+is "AddRequest: the reply, InterfacesAdded, then the device's one PropertiesChanged" "$(sequence AddRequest)" \
+        "return AddRequest
+InterfacesAdded $manager_path
+PropertiesChanged $p_gpu"
 monitor_mark
 out=$(client_cmd A add gpu latency 1000)
 monitor_flush
