@@ -176,7 +176,7 @@ bool df_device_has_latency_data(const struct df_device *d) {
         return false;
 }
 
-/* Points that are enabled and, with a latency aggregate, meet it (the article's QoS path). */
+/* Points that are enabled and, while a latency request is held, meet the latency aggregate. */
 static size_t collect_usable(const struct df_device *d, uint64_t *out) {
         bool constrained = df_qos_count(&d->qos, DF_QOS_LATENCY) > 0;
         uint64_t limit = df_qos_read_value(&d->qos, DF_QOS_LATENCY);

@@ -148,7 +148,8 @@ bool df_device_polls(const struct df_device *d);
 /* True when some point has a configured latency (latency requests need it). */
 bool df_device_has_latency_data(const struct df_device *d);
 
-/* The effective range now (DESIGN.md "Effective range"). */
+/* The effective range now: the OPP table's bounds narrowed by the QoS aggregates and the
+ * configured bounds (devfreqd(8), "Effective range"). */
 void df_device_get_range(struct df_device *d, uint64_t *ret_min, uint64_t *ret_max);
 
 /* The usable points now, ascending. Valid until the next OPP or latency change. */

@@ -162,9 +162,9 @@ void df_governor_userspace_set(struct df_governor *g, uint64_t freq);
 
 /*
  * kernel: governor_simpleondemand.c devfreq_simple_ondemand_func(), step by step, with
- * devfreqd's two differences (DESIGN.md): tunables are taken literally, and the proportional
- * step uses a 128-bit product and the full divisor. -EINVAL when upthreshold is 0 or above 100
- * or below downdifferential.
+ * devfreqd's two differences (devfreqd.conf(5), GOVERNORS): tunables are taken literally, and
+ * the proportional step uses a 128-bit product and the full divisor. -EINVAL when upthreshold
+ * is 0 or above 100 or below downdifferential.
  */
 int df_simple_ondemand_target(
         uint64_t busy, uint64_t total, uint64_t current, uint32_t upthreshold, uint32_t downdifferential,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* simple_ondemand: the kernel's devfreq load governor, integer-exact (KERNEL-SEMANTICS.md 3.1). */
+/* simple_ondemand: the kernel's devfreq load governor (governor_simpleondemand.c), integer-exact. */
 
 #include <errno.h>
 

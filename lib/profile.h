@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* What one profile sets on one device: the `*` and DEVICE.KEY rules of DESIGN.md "Profiles" decided
- * from the device's resolved spec, before anything is written. */
+/* What one profile sets on one device: its `*` and DEVICE.KEY rules (devfreqd.conf(5), PROFILES)
+ * decided from the device's resolved spec, before anything is written. */
 #pragma once
 
 #include <stdbool.h>

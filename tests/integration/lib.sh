@@ -251,7 +251,7 @@ record_originals() {
 }
 
 # no_limit NODE ATTR ORIGINAL: the value that may come back instead of an original at the hardware
-# bound (DESIGN.md: restored as "no limit", devfreq 0, cpufreq the cpuinfo_* bound); nothing if none.
+# bound (restored as "no limit": devfreq 0, cpufreq the cpuinfo_* bound); nothing if none.
 no_limit() {
         local node=$1 a=$2 v=$3 list
         case $node/$a in
