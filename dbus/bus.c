@@ -171,6 +171,18 @@ static int bus_connect(const char *address, sd_bus **ret) {
         return 0;
 }
 
+/* Objects below `prefix`, found by name and listed by an enumerator (devices, requests). */
+static int add_object_class(
+        struct bus *b, const char *prefix, const char *interface, const sd_bus_vtable *vtable,
+        sd_bus_object_find_t find, sd_bus_node_enumerator_t enumerator) {
+        int r;
+
+        r = sd_bus_add_fallback_vtable(b->bus, NULL, prefix, interface, vtable, find, b);
+        if (r < 0)
+                return r;
+        return sd_bus_add_node_enumerator(b->bus, NULL, prefix, enumerator, b);
+}
+
 static int register_objects(struct bus *b) {
         int r;
 
@@ -180,18 +192,12 @@ static int register_objects(struct bus *b) {
         r = sd_bus_add_object_manager(b->bus, NULL, OBJECT_ROOT);
         if (r < 0)
                 return r;
-        r = sd_bus_add_fallback_vtable(
-                b->bus, NULL, DEVICE_PREFIX, IFACE_DEVICE, device_vtable, device_object_find, b);
+        r = add_object_class(
+                b, DEVICE_PREFIX, IFACE_DEVICE, device_vtable, device_object_find, device_node_enumerator);
         if (r < 0)
                 return r;
-        r = sd_bus_add_node_enumerator(b->bus, NULL, DEVICE_PREFIX, device_node_enumerator, b);
-        if (r < 0)
-                return r;
-        r = sd_bus_add_fallback_vtable(
-                b->bus, NULL, REQUEST_PREFIX, IFACE_REQUEST, request_vtable, request_object_find, b);
-        if (r < 0)
-                return r;
-        r = sd_bus_add_node_enumerator(b->bus, NULL, REQUEST_PREFIX, request_node_enumerator, b);
+        r = add_object_class(
+                b, REQUEST_PREFIX, IFACE_REQUEST, request_vtable, request_object_find, request_node_enumerator);
         if (r < 0)
                 return r;
         return sd_bus_add_object_vtable(

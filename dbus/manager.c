@@ -79,13 +79,18 @@ static int property_get_version(
         return sd_bus_message_append(reply, "s", PACKAGE_VERSION);
 }
 
-static int property_get_governors(
+/* Governors and Profiles: the names of the governors devfreqd has, of the profiles configured. */
+static int property_get_names(
         sd_bus *bus, const char *path, const char *interface, const char *property, sd_bus_message *reply,
         void *userdata, sd_bus_error *error) {
+        struct bus *b = userdata;
+        const struct df_config *c = b->manager->config;
+        bool governors = streq(property, "Governors");
+        size_t n = governors ? df_governors_count : c ? c->n_profiles : 0;
         int r = sd_bus_message_open_container(reply, 'a', "s");
 
-        for (size_t i = 0; r >= 0 && i < df_governors_count; i++)
-                r = sd_bus_message_append(reply, "s", df_governors[i]->name);
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = sd_bus_message_append(reply, "s", governors ? df_governors[i]->name : c->profiles[i].name);
         if (r < 0)
                 return r;
         return sd_bus_message_close_container(reply);
@@ -168,20 +173,6 @@ static int method_get_profile(sd_bus_message *m, void *userdata, sd_bus_error *e
         return sd_bus_send(NULL, reply, NULL);
 }
 
-static int property_get_profiles(
-        sd_bus *bus, const char *path, const char *interface, const char *property, sd_bus_message *reply,
-        void *userdata, sd_bus_error *error) {
-        struct bus *b = userdata;
-        const struct df_config *c = b->manager->config;
-        int r = sd_bus_message_open_container(reply, 'a', "s");
-
-        for (size_t i = 0; r >= 0 && c && i < c->n_profiles; i++)
-                r = sd_bus_message_append(reply, "s", c->profiles[i].name);
-        if (r < 0)
-                return r;
-        return sd_bus_message_close_container(reply);
-}
-
 static int property_get_active_profile(
         sd_bus *bus, const char *path, const char *interface, const char *property, sd_bus_message *reply,
         void *userdata, sd_bus_error *error) {
@@ -207,10 +198,10 @@ void manager_emit_profile_changed(struct manager *m, void *userdata) {
 const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
-        SD_BUS_PROPERTY("Governors", "as", property_get_governors, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Governors", "as", property_get_names, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("DryRun", "b", property_get_dry_run, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Devices", "ao", property_get_devices, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("Profiles", "as", property_get_profiles, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Profiles", "as", property_get_names, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY(
                 "ActiveProfile", "s", property_get_active_profile, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY(
