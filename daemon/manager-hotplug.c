@@ -30,12 +30,12 @@ static const struct df_config_device *section_for(const struct manager *m, const
 }
 
 static int insert_sorted(struct manager *m, struct manager_device *d) {
-        struct manager_device **v = reallocarray(m->devices, m->n_devices + 1, sizeof(*v));
         size_t i = m->n_devices;
+        struct manager_device **v;
 
-        if (!v)
+        if (!GROW(m->devices, m->n_devices))
                 return -ENOMEM;
-        m->devices = v;
+        v = m->devices;
         while (i > 0 && strcmp(v[i - 1]->name, d->name) > 0) {
                 v[i] = v[i - 1];
                 i--;

@@ -173,7 +173,7 @@ static ssize_t cpu_index(const struct df_load_source *s, uint64_t cpu) {
         for (size_t i = 0; i < s->n_cpus; i++)
                 if (s->cpus[i] == cpu)
                         return (ssize_t) i;
-        return -1;
+        return -ENOENT;
 }
 
 /* "cpuN user nice system idle iowait irq softirq steal guest guest_nice": busy and total. */

@@ -150,7 +150,7 @@ static ssize_t index_of(const uint64_t *v, size_t n, uint64_t f) {
         for (size_t i = 0; i < n; i++)
                 if (v[i] == f)
                         return (ssize_t) i;
-        return -1;
+        return -ENOENT;
 }
 
 /* kernel: cpufreq_stats show_trans_table(), "%9u: " rows of "%9u " counts, all kHz. */

@@ -133,11 +133,11 @@ static int parse_cpus(const char *text, unsigned **ret, size_t *ret_n) {
                 }
                 if (len == 0 || (p[len] && p[len] != ' ' && p[len] != '\t' && p[len] != '\n'))
                         return -EINVAL;
-                unsigned *nv = realloc(v, (n + 1) * sizeof(unsigned));
-                if (!nv)
+                unsigned *slot = GROW(v, n);
+                if (!slot)
                         return -ENOMEM;
-                v = nv;
-                v[n++] = (unsigned) c;
+                *slot = (unsigned) c;
+                n++;
                 p += len;
         }
         *ret = TAKE_PTR(v);

@@ -469,14 +469,9 @@ int df_parse_frequency_list(const char *text, uint64_t scale, uint64_t **ret, si
                 /* No operating point has 0 Hz; the OPP table refuses it too. */
                 if (f == 0)
                         return -EINVAL;
-                if (n == allocated) {
-                        size_t na = allocated ? allocated * 2 : 16;
-                        uint64_t *nv = realloc(v, na * sizeof(uint64_t));
-                        if (!nv)
-                                return -ENOMEM;
-                        v = nv;
-                        allocated = na;
-                }
+                r = GREEDY_GROW(v, allocated, n + 1);
+                if (r < 0)
+                        return r;
                 v[n++] = f * scale;
                 p += len;
         }
