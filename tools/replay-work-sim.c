@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The closed-loop window arithmetic of devfreq-replay --work: capacity, first-in first-out work,
- * carry-over, deadlines and the energy model (DESIGN.md "Simulation"). */
+ * carry-over, deadlines and the energy model (devfreq-replay(1), CLOSED LOOP). */
 
 #include <errno.h>
 #include <stdlib.h>
