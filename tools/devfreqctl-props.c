@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "devfreqctl.h"
+#include "strv.h"
 #include "units.h"
 
 void prop_done(struct prop *p) {
@@ -23,43 +24,16 @@ void prop_done(struct prop *p) {
         *p = (struct prop){};
 }
 
-/*
- * Make room for `need` elements of `size` bytes in the array whose pointer is at `slot`,
- * doubling; *allocated counts elements. The pointer is copied in and out (any pointer type).
- */
-static int grow(void *slot, size_t *allocated, size_t need, size_t size) {
-        size_t n = *allocated ? *allocated : 8;
-        void *v, *nv;
-
-        if (need <= *allocated)
-                return 0;
-        while (n < need)
-                n *= 2;
-        memcpy(&v, slot, sizeof(v));
-        nv = realloc(v, n * size);
-        if (!nv)
-                return -ENOMEM;
-        memcpy(slot, &nv, sizeof(nv));
-        *allocated = n;
-        return 0;
-}
-
 static int read_strv(sd_bus_message *m, char type, struct prop *p) {
-        size_t allocated = 0;
         const char *s;
         int r;
 
         r = sd_bus_message_enter_container(m, 'a', type == 'o' ? "o" : "s");
         if (r < 0)
                 return r;
-        while ((r = sd_bus_message_read_basic(m, type, &s)) > 0) {
-                if (grow(&p->strv, &allocated, p->n + 2, sizeof(char *)) < 0)
+        while ((r = sd_bus_message_read_basic(m, type, &s)) > 0)
+                if (strv_push(&p->strv, &p->n, s) < 0)
                         return -ENOMEM;
-                p->strv[p->n] = strdup(s);
-                if (!p->strv[p->n])
-                        return -ENOMEM;
-                p->strv[++p->n] = NULL;
-        }
         if (r < 0)
                 return r;
         return sd_bus_message_exit_container(m);
@@ -80,7 +54,7 @@ static int read_opps(sd_bus_message *m, struct prop *p) {
                 if (r <= 0)
                         break;
                 o.enabled = enabled;
-                if (grow(&p->opps, &allocated, p->n + 1, sizeof(struct ctl_opp)) < 0)
+                if (GREEDY_GROW(p->opps, allocated, p->n + 1) < 0)
                         return -ENOMEM;
                 p->opps[p->n++] = o;
         }
@@ -90,7 +64,7 @@ static int read_opps(sd_bus_message *m, struct prop *p) {
 }
 
 static int read_dict_su(sd_bus_message *m, struct prop *p) {
-        size_t allocated = 0, allocated_nums = 0;
+        size_t allocated = 0;
         int r;
 
         r = sd_bus_message_enter_container(m, 'a', "{su}");
@@ -103,14 +77,12 @@ static int read_dict_su(sd_bus_message *m, struct prop *p) {
                 r = sd_bus_message_read(m, "{su}", &key, &v);
                 if (r <= 0)
                         break;
-                if (grow(&p->strv, &allocated, p->n + 2, sizeof(char *)) < 0 ||
-                    grow(&p->nums, &allocated_nums, p->n + 1, sizeof(uint64_t)) < 0)
-                        return -ENOMEM;
-                p->strv[p->n] = strdup(key);
-                if (!p->strv[p->n])
+                /* The value's room first: a key is only counted with its value in place. */
+                if (GREEDY_GROW(p->nums, allocated, p->n + 1) < 0)
                         return -ENOMEM;
                 p->nums[p->n] = v;
-                p->strv[++p->n] = NULL;
+                if (strv_push(&p->strv, &p->n, key) < 0)
+                        return -ENOMEM;
         }
         if (r < 0)
                 return r;
@@ -195,21 +167,20 @@ void props_done(struct props *ps) {
 
 /* Replace the property of the same name, or append; takes the contents of *p. */
 int props_set(struct props *ps, struct prop *p) {
-        struct prop *v;
+        struct prop *slot = NULL;
 
-        for (size_t i = 0; i < ps->n; i++)
+        for (size_t i = 0; i < ps->n && !slot; i++)
                 if (streq(ps->v[i].name, p->name)) {
-                        prop_done(&ps->v[i]);
-                        ps->v[i] = *p;
-                        *p = (struct prop){};
-                        return 0;
+                        slot = &ps->v[i];
+                        prop_done(slot);
                 }
-        v = realloc(ps->v, (ps->n + 1) * sizeof(*v));
-        if (!v)
-                return -ENOMEM;
-        ps->v = v;
-        ps->v[ps->n++] = *p;
-        *p = (struct prop){};
+        if (!slot) {
+                slot = GROW(ps->v, ps->n);
+                if (!slot)
+                        return -ENOMEM;
+                ps->n++;
+        }
+        *slot = TAKE_GENERIC(*p, struct prop, (struct prop){});
         return 0;
 }
 

@@ -11,6 +11,7 @@
 
 #include "devfreqctl.h"
 #include "stats.h"
+#include "strv.h"
 #include "units.h"
 
 /* --- a text table: the first row is the header; columns padded, the last one not ---------- */
@@ -24,29 +25,19 @@ struct table {
 
 static void table_add(struct table *t, const char *fmt, ...) _printf_(2, 3);
 static void table_add(struct table *t, const char *fmt, ...) {
-        char **v;
+        char *cell;
         va_list ap;
 
         if (t->failed)
                 return;
-        v = realloc(t->cells, (t->n_cells + 1) * sizeof(char *));
-        if (!v) {
-                t->failed = -ENOMEM;
-                return;
-        }
-        t->cells = v;
         va_start(ap, fmt);
-        if (vasprintf(&t->cells[t->n_cells], fmt, ap) < 0)
+        if (vasprintf(&cell, fmt, ap) < 0 || strv_consume(&t->cells, &t->n_cells, cell) < 0)
                 t->failed = -ENOMEM;
-        else
-                t->n_cells++;
         va_end(ap);
 }
 
 static void table_done(struct table *t) {
-        for (size_t i = 0; i < t->n_cells; i++)
-                free(t->cells[i]);
-        free(t->cells);
+        t->cells = strv_free(t->cells, t->n_cells);
 }
 
 static int table_print(struct table *t) {
@@ -104,11 +95,10 @@ static int list_devices(struct ctl *c, struct device_list *ret) {
                         continue;
                 if (r < 0)
                         return ctl_bus_error(name, &e, r);
-                v = realloc(ret->v, (ret->n + 1) * sizeof(*v));
+                v = GROW(ret->v, ret->n);
                 if (!v)
                         return ctl_fail(NULL, "out of memory");
-                ret->v = v;
-                r = props_read(all, &ret->v[ret->n]);
+                r = props_read(all, v);
                 if (r < 0)
                         return ctl_bus_error(name, NULL, r);
                 ret->n++;
@@ -244,40 +234,36 @@ static void request_list_done(struct request_list *l) {
                 props_done(&l->v[i].props);
         }
         free(l->v);
-        for (size_t i = 0; i < l->n_devices; i++) {
+        for (size_t i = 0; i < l->n_devices; i++)
                 props_done(&l->devices[i]);
-                free(l->device_paths[i]);
-        }
         free(l->devices);
-        free(l->device_paths);
+        strv_free(l->device_paths, l->n_devices);
 }
 
 static int collect_object(const char *path, const char *iface, struct props *ps, void *userdata) {
         struct request_list *l = userdata;
 
+        struct request_entry *e;
+
         if (streq(iface, IFACE_DEVICE)) {
-                struct props *d = realloc(l->devices, (l->n_devices + 1) * sizeof(*d));
-                if (!d)
+                /* The path first: a device is only counted with both in place. */
+                size_t n_paths = l->n_devices;
+                struct props *d = GROW(l->devices, l->n_devices);
+
+                if (!d || strv_push(&l->device_paths, &n_paths, path) < 0)
                         return -ENOMEM;
-                l->devices = d;
-                char **p = realloc(l->device_paths, (l->n_devices + 1) * sizeof(*p));
-                if (!p)
-                        return -ENOMEM;
-                l->device_paths = p;
-                p[l->n_devices] = strdup(path);
-                if (!p[l->n_devices])
-                        return -ENOMEM;
-                d[l->n_devices++] = TAKE_GENERIC(*ps, struct props, (struct props){});
+                *d = TAKE_GENERIC(*ps, struct props, (struct props){});
+                l->n_devices++;
                 return 0;
         }
-        struct request_entry *v = realloc(l->v, (l->n + 1) * sizeof(*v));
-        if (!v)
+        e = GROW(l->v, l->n);
+        if (!e)
                 return -ENOMEM;
-        l->v = v;
-        v[l->n] = (struct request_entry){ .path = strdup(path) };
-        if (!v[l->n].path)
+        e->path = strdup(path);
+        if (!e->path)
                 return -ENOMEM;
-        v[l->n++].props = TAKE_GENERIC(*ps, struct props, (struct props){});
+        e->props = TAKE_GENERIC(*ps, struct props, (struct props){});
+        l->n++;
         return 0;
 }
 
