@@ -36,6 +36,12 @@ static void table_add(struct table *t, const char *fmt, ...) {
         va_end(ap);
 }
 
+/* The header row, NULL-terminated: it sets the number of columns. */
+static void table_header(struct table *t, const char *const *names) {
+        for (t->n_columns = 0; names[t->n_columns]; t->n_columns++)
+                table_add(t, "%s", names[t->n_columns]);
+}
+
 static void table_done(struct table *t) {
         t->cells = strv_free(t->cells, t->n_cells);
 }
@@ -114,9 +120,12 @@ static void format_frequency_cell(struct table *t, const struct props *ps, const
 }
 
 int cmd_status(struct ctl *c) {
+        static const char *const header[] = {
+                "NAME", "KIND", "MODE", "GOVERNOR", "CURRENT", "MIN", "MAX", "LOAD", "REQUESTS", NULL,
+        };
         _cleanup_(device_list_done) struct device_list l = {};
         _cleanup_free_ char *profile = NULL;
-        struct table t = { .n_columns = 9 };
+        struct table t = {};
         struct json j;
         int status;
 
@@ -144,15 +153,7 @@ int cmd_status(struct ctl *c) {
                 return EXIT_SUCCESS;
         }
 
-        table_add(&t, "NAME");
-        table_add(&t, "KIND");
-        table_add(&t, "MODE");
-        table_add(&t, "GOVERNOR");
-        table_add(&t, "CURRENT");
-        table_add(&t, "MIN");
-        table_add(&t, "MAX");
-        table_add(&t, "LOAD");
-        table_add(&t, "REQUESTS");
+        table_header(&t, header);
         for (size_t i = 0; i < l.n; i++) {
                 const struct props *ps = &l.v[i];
                 const struct prop *requests = props_get(ps, "Requests");
@@ -294,17 +295,12 @@ static const char *format_expiry(char buf[static DF_DURATION_STRING_MAX + 8], ui
 }
 
 static void print_requests(const struct request_list *l) {
-        struct table t = { .n_columns = 9 };
+        static const char *const header[] = {
+                "DEVICE", "ID", "TYPE", "VALUE", "OWNER", "UID", "PID", "EXPIRES", "REASON", NULL,
+        };
+        struct table t = {};
 
-        table_add(&t, "DEVICE");
-        table_add(&t, "ID");
-        table_add(&t, "TYPE");
-        table_add(&t, "VALUE");
-        table_add(&t, "OWNER");
-        table_add(&t, "UID");
-        table_add(&t, "PID");
-        table_add(&t, "EXPIRES");
-        table_add(&t, "REASON");
+        table_header(&t, header);
         for (size_t i = 0; i < l->n; i++) {
                 const struct props *ps = &l->v[i].props;
                 char value[32], expiry[DF_DURATION_STRING_MAX + 8];
