@@ -15,6 +15,7 @@
 #include "macro.h"
 #include "replay-work.h"
 #include "replay.h"
+#include "strv.h"
 #include "units.h"
 
 static const char *program = "devfreq-replay";
@@ -60,15 +61,12 @@ static void help(void) {
                "userspace governor one frequency per line. See devfreq-replay(1).\n");
 }
 
-static int strv_push(char ***v, size_t *n, char *s) {
-        char **nv = realloc(*v, (*n + 1) * sizeof(char *));
-
-        if (!nv) {
+/* A repeatable option's value, kept in order: 0, or EXIT_FAILURE after saying so. */
+static int push_value(char ***v, size_t *n, const char *value) {
+        if (strv_push(v, n, value) < 0) {
                 fprintf(stderr, "%s: out of memory\n", program);
-                return -ENOMEM;
+                return EXIT_FAILURE;
         }
-        nv[(*n)++] = s;
-        *v = nv;
         return 0;
 }
 
@@ -95,21 +93,75 @@ static int parse_static_power(const char *s, long double *ret) {
         return 0;
 }
 
+enum {
+        ARG_OPP = 0x100,
+        ARG_GOVERNOR,
+        ARG_TUNABLE,
+        ARG_INITIAL,
+        ARG_MIN,
+        ARG_MAX,
+        ARG_INTERVAL,
+        ARG_SUMMARY,
+        ARG_WORK,
+        ARG_STATIC_POWER,
+        ARG_VERSION
+};
+
+/* One option from getopt_long(): an exit status to stop with, or -1 to carry on. */
+static int take_option(int c, char **argv, struct options *o) {
+        switch (c) {
+        case ARG_OPP:
+                o->opp = optarg;
+                break;
+        case ARG_GOVERNOR:
+                o->governor = optarg;
+                break;
+        case ARG_TUNABLE:
+                if (push_value(&o->tunables, &o->n_tunables, optarg) != 0)
+                        return EXIT_FAILURE;
+                break;
+        case ARG_INITIAL:
+                o->initial = optarg;
+                break;
+        case ARG_MIN:
+                if (push_value(&o->mins, &o->n_mins, optarg) != 0)
+                        return EXIT_FAILURE;
+                break;
+        case ARG_MAX:
+                if (push_value(&o->maxs, &o->n_maxs, optarg) != 0)
+                        return EXIT_FAILURE;
+                break;
+        case ARG_INTERVAL:
+                o->interval = optarg;
+                break;
+        case ARG_SUMMARY:
+                o->summary = true;
+                break;
+        case ARG_WORK:
+                o->work = true;
+                break;
+        case ARG_STATIC_POWER:
+                o->static_power = optarg;
+                break;
+        case 'h':
+                help();
+                return 0;
+        case ARG_VERSION:
+                printf("%s %s\n", program, PACKAGE_VERSION);
+                return 0;
+        case '?':
+                if (optopt)
+                        return replay_bad_input("option '-%c' unknown or missing its value", optopt);
+                return replay_bad_input(
+                        "option '%s' unknown or missing its value (see --help)", argv[optind - 1]);
+        default:
+                return replay_bad_input("unexpected option");
+        }
+        return -1;
+}
+
 /* Returns an exit status to stop with, or -1 to carry on. */
 static int parse_args(int argc, char **argv, struct options *o) {
-        enum {
-                ARG_OPP = 0x100,
-                ARG_GOVERNOR,
-                ARG_TUNABLE,
-                ARG_INITIAL,
-                ARG_MIN,
-                ARG_MAX,
-                ARG_INTERVAL,
-                ARG_SUMMARY,
-                ARG_WORK,
-                ARG_STATIC_POWER,
-                ARG_VERSION
-        };
         static const struct option options[] = {
                 { "opp", required_argument, NULL, ARG_OPP },
                 { "governor", required_argument, NULL, ARG_GOVERNOR },
@@ -125,59 +177,12 @@ static int parse_args(int argc, char **argv, struct options *o) {
                 { "version", no_argument, NULL, ARG_VERSION },
                 {},
         };
-        int c;
+        int c, r;
 
         opterr = 0;
-        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
-                switch (c) {
-                case ARG_OPP:
-                        o->opp = optarg;
-                        break;
-                case ARG_GOVERNOR:
-                        o->governor = optarg;
-                        break;
-                case ARG_TUNABLE:
-                        if (strv_push(&o->tunables, &o->n_tunables, optarg) < 0)
-                                return EXIT_FAILURE;
-                        break;
-                case ARG_INITIAL:
-                        o->initial = optarg;
-                        break;
-                case ARG_MIN:
-                        if (strv_push(&o->mins, &o->n_mins, optarg) < 0)
-                                return EXIT_FAILURE;
-                        break;
-                case ARG_MAX:
-                        if (strv_push(&o->maxs, &o->n_maxs, optarg) < 0)
-                                return EXIT_FAILURE;
-                        break;
-                case ARG_INTERVAL:
-                        o->interval = optarg;
-                        break;
-                case ARG_SUMMARY:
-                        o->summary = true;
-                        break;
-                case ARG_WORK:
-                        o->work = true;
-                        break;
-                case ARG_STATIC_POWER:
-                        o->static_power = optarg;
-                        break;
-                case 'h':
-                        help();
-                        return 0;
-                case ARG_VERSION:
-                        printf("%s %s\n", program, PACKAGE_VERSION);
-                        return 0;
-                case '?':
-                        if (optopt)
-                                return replay_bad_input("option '-%c' unknown or missing its value", optopt);
-                        return replay_bad_input(
-                                "option '%s' unknown or missing its value (see --help)", argv[optind - 1]);
-                default:
-                        return replay_bad_input("unexpected option");
-                }
-        }
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+                if ((r = take_option(c, argv, o)) != -1)
+                        return r;
         if (optind != argc - 1)
                 return replay_bad_input("expected exactly one TRACE argument (a file, or - for standard input)");
         o->trace = argv[optind];
@@ -208,48 +213,110 @@ static int start_in_range(struct df_device *dev, uint64_t initial) {
         return 0;
 }
 
+/* The device of the replay: --governor with its --tunable values over the --opp points, and
+ * --interval into rp. 0, EXIT_BAD_INPUT, or a negative errno. */
+static int new_device(const struct options *o, struct replay *rp, struct df_device **ret) {
+        const struct df_governor_ops *ops;
+        int r;
+
+        ops = df_governor_find(o->governor);
+        if (!ops)
+                return replay_bad_input(
+                        "--governor: unknown governor '%s' (see --help for the list)", o->governor);
+        if (ops == &df_governor_passive)
+                return replay_bad_input(
+                        "--governor: passive follows a parent device, which a replay does not have");
+        if (o->interval) {
+                r = df_parse_duration(o->interval, &rp->interval_usec);
+                if (r < 0 || rp->interval_usec == 0)
+                        return replay_bad_input(
+                                "--interval: '%s' is not a duration above 0 (e.g. 100ms)", o->interval);
+        }
+
+        r = df_device_new("replay", DF_MODE_GOVERN, ret);
+        if (r < 0)
+                return r;
+        r = replay_add_opps(*ret, o->opp);
+        if (r != 0)
+                return r;
+        df_device_set_governor(*ret, ops);
+        return replay_set_tunables(*ret, o->tunables, o->n_tunables);
+}
+
+/* The --min and --max requests, in that order, into `requests` (room for all of them). */
+static int add_requests(struct df_device *dev, const struct options *o, struct df_qos_request *requests) {
+        uint64_t f;
+        int r;
+
+        for (size_t i = 0; i < o->n_mins + o->n_maxs; i++) {
+                bool is_min = i < o->n_mins;
+                const char *value = is_min ? o->mins[i] : o->maxs[i - o->n_mins];
+
+                if ((r = replay_parse_frequency_option(is_min ? "--min" : "--max", value, &f)) != 0)
+                        return r;
+                if (!is_min && f == 0)
+                        return replay_bad_input("--max: 0 Hz would leave no frequency at all");
+                r = df_qos_add_request(
+                        &dev->qos, &requests[i], is_min ? DF_QOS_MIN_FREQUENCY : DF_QOS_MAX_FREQUENCY, f);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* TRACE, or standard input for "-"; its name into rp. 0, or EXIT_BAD_INPUT. */
+static int open_trace(const char *trace, struct replay *rp, FILE **ret) {
+        if (streq(trace, "-")) {
+                *ret = stdin;
+                rp->trace_name = "<stdin>";
+                return 0;
+        }
+        *ret = fopen(trace, "re");
+        if (!*ret)
+                return replay_bad_input("%s: %s", trace, strerror(errno));
+        rp->trace_name = trace;
+        return 0;
+}
+
+/* The trace through the device, open or closed loop, and the summary: 0, EXIT_BAD_INPUT,
+ * EXIT_FAILURE for a write error, or a negative errno. */
+static int replay_trace(struct replay *rp, const struct options *o, FILE *in) {
+        int r;
+
+        /* A program driving the governor through a pipe sees each line before it writes the next. */
+        if (in == stdin && is_pipe(stdin))
+                setvbuf(stdout, NULL, _IOLBF, 0);
+        if (o->work) {
+                struct work_options wo = { .summary = o->summary };
+                r = parse_static_power(o->static_power, &wo.static_power);
+                if (r == 0)
+                        r = work_stream(rp, &wo, in, stdout);
+        } else {
+                r = replay_stream(rp, in, stdout);
+                if (r == 0 && o->summary)
+                        r = replay_print_summary(rp, stdout);
+        }
+        if (r == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
+                fprintf(stderr, "%s: write error: %s\n", program, strerror(errno));
+                r = EXIT_FAILURE;
+        }
+        return r;
+}
+
 static int run(int argc, char **argv) {
         struct options o = {};
         struct df_device *dev = NULL;
         struct df_qos_request *requests = NULL;
         size_t n_requests = 0;
         struct replay rp = { .interval_usec = 100000, .energy_known = true };
-        const struct df_governor_ops *ops;
-        uint64_t initial, f;
+        uint64_t initial;
         FILE *in = NULL;
         int r;
 
         r = parse_args(argc, argv, &o);
         if (r != -1)
                 goto finish;
-
-        ops = df_governor_find(o.governor);
-        if (!ops) {
-                r = replay_bad_input("--governor: unknown governor '%s' (see --help for the list)", o.governor);
-                goto finish;
-        }
-        if (ops == &df_governor_passive) {
-                r = replay_bad_input(
-                        "--governor: passive follows a parent device, which a replay does not have");
-                goto finish;
-        }
-        if (o.interval) {
-                r = df_parse_duration(o.interval, &rp.interval_usec);
-                if (r < 0 || rp.interval_usec == 0) {
-                        r = replay_bad_input(
-                                "--interval: '%s' is not a duration above 0 (e.g. 100ms)", o.interval);
-                        goto finish;
-                }
-        }
-
-        r = df_device_new("replay", DF_MODE_GOVERN, &dev);
-        if (r < 0)
-                goto finish;
-        r = replay_add_opps(dev, o.opp);
-        if (r != 0)
-                goto finish;
-        df_device_set_governor(dev, ops);
-        r = replay_set_tunables(dev, o.tunables, o.n_tunables);
+        r = new_device(&o, &rp, &dev);
         if (r != 0)
                 goto finish;
 
@@ -262,55 +329,17 @@ static int run(int argc, char **argv) {
                 r = -ENOMEM;
                 goto finish;
         }
-        for (size_t i = 0; i < n_requests; i++) {
-                bool is_min = i < o.n_mins;
-                const char *value = is_min ? o.mins[i] : o.maxs[i - o.n_mins];
-
-                if ((r = replay_parse_frequency_option(is_min ? "--min" : "--max", value, &f)) != 0)
-                        goto finish;
-                if (!is_min && f == 0) {
-                        r = replay_bad_input("--max: 0 Hz would leave no frequency at all");
-                        goto finish;
-                }
-                r = df_qos_add_request(
-                        &dev->qos, &requests[i], is_min ? DF_QOS_MIN_FREQUENCY : DF_QOS_MAX_FREQUENCY, f);
-                if (r < 0)
-                        goto finish;
-        }
+        r = add_requests(dev, &o, requests);
+        if (r != 0)
+                goto finish;
         r = start_in_range(dev, initial);
         if (r < 0)
                 goto finish;
-
-        if (streq(o.trace, "-")) {
-                in = stdin;
-                rp.trace_name = "<stdin>";
-        } else {
-                in = fopen(o.trace, "re");
-                if (!in) {
-                        r = replay_bad_input("%s: %s", o.trace, strerror(errno));
-                        goto finish;
-                }
-                rp.trace_name = o.trace;
-        }
+        r = open_trace(o.trace, &rp, &in);
+        if (r != 0)
+                goto finish;
         rp.dev = dev;
-
-        /* A program driving the governor through a pipe sees each line before it writes the next. */
-        if (in == stdin && is_pipe(stdin))
-                setvbuf(stdout, NULL, _IOLBF, 0);
-        if (o.work) {
-                struct work_options wo = { .summary = o.summary };
-                r = parse_static_power(o.static_power, &wo.static_power);
-                if (r == 0)
-                        r = work_stream(&rp, &wo, in, stdout);
-        } else {
-                r = replay_stream(&rp, in, stdout);
-                if (r == 0 && o.summary)
-                        r = replay_print_summary(&rp, stdout);
-        }
-        if (r == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
-                fprintf(stderr, "%s: write error: %s\n", program, strerror(errno));
-                r = EXIT_FAILURE;
-        }
+        r = replay_trace(&rp, &o, in);
 
 finish:
         if (in && in != stdin)
@@ -320,9 +349,9 @@ finish:
                         (void) df_qos_remove_request(&requests[i]);
         free(requests);
         df_device_free(dev);
-        free(o.tunables);
-        free(o.mins);
-        free(o.maxs);
+        strv_free(o.tunables, o.n_tunables);
+        strv_free(o.mins, o.n_mins);
+        strv_free(o.maxs, o.n_maxs);
         if (r < 0) {
                 fprintf(stderr, "%s: %s\n", program, strerror(-r));
                 return EXIT_FAILURE;

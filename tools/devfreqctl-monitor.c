@@ -85,21 +85,21 @@ static char *format_value(const struct object *o, const struct prop *p) {
 
 static int on_object(const char *path, const char *iface, struct props *ps, void *userdata) {
         struct monitor *m = userdata;
-        struct object *o = object_find(m, path), *v;
+        struct object *o = object_find(m, path);
 
         if (o) {
                 props_done(&o->props);
                 o->props = TAKE_GENERIC(*ps, struct props, (struct props){});
                 return 0;
         }
-        v = realloc(m->v, (m->n + 1) * sizeof(*v));
-        if (!v)
+        o = GROW(m->v, m->n);
+        if (!o)
                 return -ENOMEM;
-        m->v = v;
-        v[m->n] = (struct object){ .path = strdup(path), .request = streq(iface, IFACE_REQUEST) };
-        if (!v[m->n].path)
+        *o = (struct object){ .path = strdup(path), .request = streq(iface, IFACE_REQUEST) };
+        if (!o->path)
                 return -ENOMEM;
-        v[m->n++].props = TAKE_GENERIC(*ps, struct props, (struct props){});
+        o->props = TAKE_GENERIC(*ps, struct props, (struct props){});
+        m->n++;
         return 0;
 }
 

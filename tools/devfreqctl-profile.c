@@ -7,28 +7,31 @@
 
 #include "devfreqctl.h"
 
-/* "power-saver (client)" or "none", for status and profile. */
+/* "power-saver (client)" or "none", from the manager's properties; 0 or EXIT_DAEMON. */
+static int profile_line(const struct props *manager, char **ret) {
+        const char *name = props_str(manager, "ActiveProfile");
+
+        if (!*name)
+                *ret = strdup("none");
+        else if (asprintf(ret, "%s (%s)", name, props_str(manager, "ActiveProfileSource")) < 0)
+                *ret = NULL;
+        return *ret ? EXIT_SUCCESS : ctl_fail(NULL, "out of memory");
+}
+
 int ctl_profile_line(struct ctl *c, char **ret) {
         _cleanup_(props_done) struct props ps = {};
-        const char *name, *source;
         int status;
 
         status = ctl_get_all(c, NULL, OBJECT_ROOT, IFACE_MANAGER, &ps);
         if (status != EXIT_SUCCESS)
                 return status;
-        name = props_str(&ps, "ActiveProfile");
-        source = props_str(&ps, "ActiveProfileSource");
-        if (!name || !*name)
-                *ret = strdup("none");
-        else if (asprintf(ret, "%s (%s)", name, source ? source : "") < 0)
-                *ret = NULL;
-        return *ret ? EXIT_SUCCESS : ctl_fail(NULL, "out of memory");
+        return profile_line(&ps, ret);
 }
 
 static int profile_status(struct ctl *c) {
         _cleanup_(props_done) struct props ps = {};
+        _cleanup_free_ char *line = NULL;
         const struct prop *list;
-        const char *name;
         struct json j;
         int status;
 
@@ -36,7 +39,6 @@ static int profile_status(struct ctl *c) {
         if (status != EXIT_SUCCESS)
                 return status;
         list = props_get(&ps, "Profiles");
-        name = props_str(&ps, "ActiveProfile");
         if (c->json) {
                 json_init(&j, stdout);
                 json_begin_object(&j, false);
@@ -46,10 +48,10 @@ static int profile_status(struct ctl *c) {
                 json_end_object(&j);
                 return json_finish(&j) < 0 ? EXIT_DAEMON : EXIT_SUCCESS;
         }
-        if (name && *name)
-                printf("Active profile: %s (%s)\n", name, props_str(&ps, "ActiveProfileSource"));
-        else
-                printf("Active profile: none\n");
+        status = profile_line(&ps, &line);
+        if (status != EXIT_SUCCESS)
+                return status;
+        printf("Active profile: %s\n", line);
         printf("Profiles:");
         for (size_t i = 0; list && i < list->n; i++)
                 printf(" %s", list->strv[i]);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "devfreqctl.h"
+#include "strv.h"
 #include "units.h"
 
 void prop_done(struct prop *p) {
@@ -23,95 +24,60 @@ void prop_done(struct prop *p) {
         *p = (struct prop){};
 }
 
-/*
- * Make room for `need` elements of `size` bytes in the array whose pointer is at `slot`,
- * doubling; *allocated counts elements. The pointer is copied in and out (any pointer type).
- */
-static int grow(void *slot, size_t *allocated, size_t need, size_t size) {
-        size_t n = *allocated ? *allocated : 8;
-        void *v, *nv;
+/* Readers of one array element into p: 1, 0 after the last one, or a negative errno. `type` is
+ * the first character of the element's signature ('s' or 'o' tells a string from a path). */
+typedef int (*element_reader)(sd_bus_message *m, char type, struct prop *p, size_t *allocated);
 
-        if (need <= *allocated)
-                return 0;
-        while (n < need)
-                n *= 2;
-        memcpy(&v, slot, sizeof(v));
-        nv = realloc(v, n * size);
-        if (!nv)
-                return -ENOMEM;
-        memcpy(slot, &nv, sizeof(nv));
-        *allocated = n;
-        return 0;
-}
-
-static int read_strv(sd_bus_message *m, char type, struct prop *p) {
-        size_t allocated = 0;
+/* A string or an object path, type 's' or 'o'. */
+static int read_string(sd_bus_message *m, char type, struct prop *p, size_t *allocated) {
         const char *s;
         int r;
 
-        r = sd_bus_message_enter_container(m, 'a', type == 'o' ? "o" : "s");
-        if (r < 0)
+        r = sd_bus_message_read_basic(m, type, &s);
+        if (r <= 0)
                 return r;
-        while ((r = sd_bus_message_read_basic(m, type, &s)) > 0) {
-                if (grow(&p->strv, &allocated, p->n + 2, sizeof(char *)) < 0)
-                        return -ENOMEM;
-                p->strv[p->n] = strdup(s);
-                if (!p->strv[p->n])
-                        return -ENOMEM;
-                p->strv[++p->n] = NULL;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(m);
+        return strv_push(&p->strv, &p->n, s) < 0 ? -ENOMEM : 1;
 }
 
-static int read_opps(sd_bus_message *m, struct prop *p) {
+static int read_opp(sd_bus_message *m, char type, struct prop *p, size_t *allocated) {
+        struct ctl_opp o;
+        int enabled, r;
+
+        r = sd_bus_message_read(m, "(tuub)", &o.freq, &o.microvolt, &o.latency_us, &enabled);
+        if (r <= 0)
+                return r;
+        o.enabled = enabled;
+        if (GREEDY_GROW(p->opps, *allocated, p->n + 1) < 0)
+                return -ENOMEM;
+        p->opps[p->n++] = o;
+        return 1;
+}
+
+static int read_su_entry(sd_bus_message *m, char type, struct prop *p, size_t *allocated) {
+        const char *key;
+        uint32_t v;
+        int r;
+
+        r = sd_bus_message_read(m, "{su}", &key, &v);
+        if (r <= 0)
+                return r;
+        /* The value's room first: a key is only counted with its value in place. */
+        if (GREEDY_GROW(p->nums, *allocated, p->n + 1) < 0)
+                return -ENOMEM;
+        p->nums[p->n] = v;
+        return strv_push(&p->strv, &p->n, key) < 0 ? -ENOMEM : 1;
+}
+
+/* An array of `contents`, element by element. */
+static int read_array(sd_bus_message *m, const char *contents, element_reader read_one, struct prop *p) {
         size_t allocated = 0;
         int r;
 
-        r = sd_bus_message_enter_container(m, 'a', "(tuub)");
+        r = sd_bus_message_enter_container(m, 'a', contents);
         if (r < 0)
                 return r;
-        for (;;) {
-                struct ctl_opp o;
-                int enabled;
-
-                r = sd_bus_message_read(m, "(tuub)", &o.freq, &o.microvolt, &o.latency_us, &enabled);
-                if (r <= 0)
-                        break;
-                o.enabled = enabled;
-                if (grow(&p->opps, &allocated, p->n + 1, sizeof(struct ctl_opp)) < 0)
-                        return -ENOMEM;
-                p->opps[p->n++] = o;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(m);
-}
-
-static int read_dict_su(sd_bus_message *m, struct prop *p) {
-        size_t allocated = 0, allocated_nums = 0;
-        int r;
-
-        r = sd_bus_message_enter_container(m, 'a', "{su}");
-        if (r < 0)
-                return r;
-        for (;;) {
-                const char *key;
-                uint32_t v;
-
-                r = sd_bus_message_read(m, "{su}", &key, &v);
-                if (r <= 0)
-                        break;
-                if (grow(&p->strv, &allocated, p->n + 2, sizeof(char *)) < 0 ||
-                    grow(&p->nums, &allocated_nums, p->n + 1, sizeof(uint64_t)) < 0)
-                        return -ENOMEM;
-                p->strv[p->n] = strdup(key);
-                if (!p->strv[p->n])
-                        return -ENOMEM;
-                p->nums[p->n] = v;
-                p->strv[++p->n] = NULL;
-        }
+        while ((r = read_one(m, contents[0], p, &allocated)) > 0)
+                ;
         if (r < 0)
                 return r;
         return sd_bus_message_exit_container(m);
@@ -140,7 +106,7 @@ static int read_value(sd_bus_message *m, const char *sig, struct prop *p) {
                 return r;
         }
         if (streq(sig, "as") || streq(sig, "ao"))
-                return read_strv(m, sig[1], p);
+                return read_array(m, sig + 1, read_string, p);
         if (streq(sig, "at")) {
                 r = sd_bus_message_read_array(m, 't', &data, &size);
                 if (r < 0)
@@ -153,9 +119,9 @@ static int read_value(sd_bus_message *m, const char *sig, struct prop *p) {
                 return 0;
         }
         if (streq(sig, "a(tuub)"))
-                return read_opps(m, p);
+                return read_array(m, "(tuub)", read_opp, p);
         if (streq(sig, "a{su}"))
-                return read_dict_su(m, p);
+                return read_array(m, "{su}", read_su_entry, p);
         return sd_bus_message_skip(m, sig);
 }
 
@@ -195,22 +161,62 @@ void props_done(struct props *ps) {
 
 /* Replace the property of the same name, or append; takes the contents of *p. */
 int props_set(struct props *ps, struct prop *p) {
-        struct prop *v;
+        struct prop *slot = NULL;
 
-        for (size_t i = 0; i < ps->n; i++)
+        for (size_t i = 0; i < ps->n && !slot; i++)
                 if (streq(ps->v[i].name, p->name)) {
-                        prop_done(&ps->v[i]);
-                        ps->v[i] = *p;
-                        *p = (struct prop){};
-                        return 0;
+                        slot = &ps->v[i];
+                        prop_done(slot);
                 }
-        v = realloc(ps->v, (ps->n + 1) * sizeof(*v));
-        if (!v)
-                return -ENOMEM;
-        ps->v = v;
-        ps->v[ps->n++] = *p;
-        *p = (struct prop){};
+        if (!slot) {
+                slot = GROW(ps->v, ps->n);
+                if (!slot)
+                        return -ENOMEM;
+                ps->n++;
+        }
+        *slot = TAKE_GENERIC(*p, struct prop, (struct prop){});
         return 0;
+}
+
+/* Readers of one dict entry's value, its key read: 0 or a negative errno. */
+typedef int (*entry_reader)(sd_bus_message *m, const char *key, void *userdata);
+
+/* A dict whose entries have the signature `entry` ("sv", "sa{sv}", "oa{sa{sv}}"): each key, a
+ * string or an object path, to on_entry, which reads the value. */
+static int read_dict(sd_bus_message *m, const char *entry, entry_reader on_entry, void *userdata) {
+        char contents[32];
+        int r;
+
+        (void) snprintf(contents, sizeof(contents), "{%s}", entry);
+        r = sd_bus_message_enter_container(m, 'a', contents);
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(m, 'e', entry)) > 0) {
+                const char *key;
+
+                r = sd_bus_message_read_basic(m, entry[0], &key);
+                if (r >= 0)
+                        r = on_entry(m, key, userdata);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
+static int read_property(sd_bus_message *m, const char *name, void *userdata) {
+        struct prop p;
+        int r;
+
+        r = prop_read_variant(m, name, &p);
+        if (r < 0)
+                return r;
+        r = props_set(userdata, &p);
+        prop_done(&p);
+        return r;
 }
 
 /* An a{sv} of properties, as GetAll and the signals carry them. */
@@ -218,27 +224,7 @@ int props_read(sd_bus_message *m, struct props *ret) {
         struct props ps = {};
         int r;
 
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                struct prop p;
-                const char *name;
-
-                r = sd_bus_message_read_basic(m, 's', &name);
-                if (r >= 0)
-                        r = prop_read_variant(m, name, &p);
-                if (r >= 0) {
-                        r = props_set(&ps, &p);
-                        prop_done(&p);
-                }
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        break;
-        }
-        if (r >= 0)
-                r = sd_bus_message_exit_container(m);
+        r = read_dict(m, "sv", read_property, &ps);
         if (r < 0) {
                 props_done(&ps);
                 return r;
@@ -450,60 +436,45 @@ int prop_format(const struct prop *p, const char *sep, char **ret) {
         return 0;
 }
 
-/* a{sa{sv}}: the interfaces of one object, as GetManagedObjects and InterfacesAdded carry them. */
-int read_interfaces(sd_bus_message *m, const char *path, managed_object_cb cb, void *userdata) {
+/* Where the interfaces of the objects go, and the object being read. */
+struct object_reader {
+        const char *path;
+        managed_object_cb cb;
+        void *userdata;
+};
+
+/* One interface's a{sv}: a devfreqd interface's properties to the callback, others skipped. */
+static int read_interface(sd_bus_message *m, const char *iface, void *userdata) {
+        const struct object_reader *o = userdata;
+        struct props ps = {};
         int r;
 
-        r = sd_bus_message_enter_container(m, 'a', "{sa{sv}}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sa{sv}")) > 0) {
-                const char *iface;
+        if (!streq(iface, IFACE_DEVICE) && !streq(iface, IFACE_REQUEST))
+                return sd_bus_message_skip(m, "a{sv}");
+        r = props_read(m, &ps);
+        if (r >= 0)
+                r = o->cb(o->path, iface, &ps, o->userdata);
+        props_done(&ps);
+        return r;
+}
 
-                r = sd_bus_message_read_basic(m, 's', &iface);
-                if (r < 0)
-                        return r;
-                if (streq(iface, IFACE_DEVICE) || streq(iface, IFACE_REQUEST)) {
-                        struct props ps = {};
-                        r = props_read(m, &ps);
-                        if (r >= 0)
-                                r = cb(path, iface, &ps, userdata);
-                        props_done(&ps);
-                } else
-                        r = sd_bus_message_skip(m, "a{sv}");
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(m);
+/* a{sa{sv}}: the interfaces of one object, as GetManagedObjects and InterfacesAdded carry them. */
+int read_interfaces(sd_bus_message *m, const char *path, managed_object_cb cb, void *userdata) {
+        struct object_reader o = { .path = path, .cb = cb, .userdata = userdata };
+
+        return read_dict(m, "sa{sv}", read_interface, &o);
+}
+
+static int read_object(sd_bus_message *m, const char *path, void *userdata) {
+        const struct object_reader *o = userdata;
+
+        return read_interfaces(m, path, o->cb, o->userdata);
 }
 
 /* ObjectManager.GetManagedObjects: `cb` is called for every devfreqd interface with its
  * properties, and may take them (leaving *ps empty). */
 int read_managed_objects(sd_bus_message *m, managed_object_cb cb, void *userdata) {
-        int r;
+        struct object_reader o = { .cb = cb, .userdata = userdata };
 
-        r = sd_bus_message_enter_container(m, 'a', "{oa{sa{sv}}}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "oa{sa{sv}}")) > 0) {
-                const char *path;
-
-                r = sd_bus_message_read_basic(m, 'o', &path);
-                if (r < 0)
-                        return r;
-                r = read_interfaces(m, path, cb, userdata);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(m);
+        return read_dict(m, "oa{sa{sv}}", read_object, &o);
 }

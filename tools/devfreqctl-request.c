@@ -19,6 +19,7 @@ struct holder {
         char *path;         /* the request object */
         pid_t child;        /* hold: the command */
         bool gone;          /* the request is known to be gone */
+        sigset_t old_mask;  /* the signal mask before the loop's: hold's command gets it back */
 };
 
 static void holder_done(struct holder *h) {
@@ -126,7 +127,7 @@ static int add_request(struct holder *h) {
         return EXIT_SUCCESS;
 }
 
-static int setup_loop(struct holder *h, sigset_t *old_mask, const int *signals) {
+static int setup_loop(struct holder *h, const int *signals) {
         sigset_t mask;
         int r;
 
@@ -134,7 +135,7 @@ static int setup_loop(struct holder *h, sigset_t *old_mask, const int *signals) 
         for (const int *s = signals; *s; s++)
                 sigaddset(&mask, *s);
         /* sd-event reads signals from a signalfd: they must be blocked. */
-        if (sigprocmask(SIG_BLOCK, &mask, old_mask) < 0)
+        if (sigprocmask(SIG_BLOCK, &mask, &h->old_mask) < 0)
                 return ctl_fail(NULL, "cannot block signals: %s", strerror(errno)), -1;
         r = sd_event_new(&h->event);
         if (r >= 0)
@@ -142,6 +143,25 @@ static int setup_loop(struct holder *h, sigset_t *old_mask, const int *signals) 
         if (r < 0)
                 return ctl_fail(NULL, "cannot set up the event loop: %s", strerror(-r)), -1;
         return 0;
+}
+
+/* Block `signals` for the loop, set it up and add the request: the exit status. */
+static int start_holding(struct holder *h, const int *signals) {
+        if (setup_loop(h, signals) < 0)
+                return EXIT_DAEMON;
+        return add_request(h);
+}
+
+/* The loop, until a handler ends it with the exit status; the request goes if the loop fails. */
+static int run_loop(struct holder *h) {
+        int r;
+
+        r = sd_event_loop(h->event);
+        if (r < 0) {
+                remove_request(h);
+                return ctl_fail(NULL, "the event loop failed: %s", strerror(-r));
+        }
+        return r;
 }
 
 /* --- request ------------------------------------------------------------------------------------ */
@@ -156,12 +176,9 @@ static int on_stop_signal(sd_event_source *s, const struct signalfd_siginfo *si,
 int cmd_request(struct ctl *c) {
         static const int signals[] = { SIGINT, SIGTERM, SIGHUP, 0 };
         _cleanup_(holder_done) struct holder h = { .c = c, .device = c->args[0] };
-        sigset_t old_mask;
         int r, status;
 
-        if (setup_loop(&h, &old_mask, signals) < 0)
-                return EXIT_DAEMON;
-        status = add_request(&h);
+        status = start_holding(&h, signals);
         if (status != EXIT_SUCCESS)
                 return status;
         for (const int *s = signals; *s; s++) {
@@ -174,12 +191,7 @@ int cmd_request(struct ctl *c) {
         printf("%s\n", h.path);
         fflush(stdout);
 
-        r = sd_event_loop(h.event);
-        if (r < 0) {
-                remove_request(&h);
-                return ctl_fail(NULL, "the event loop failed: %s", strerror(-r));
-        }
-        return r;
+        return run_loop(&h);
 }
 
 /* --- hold --------------------------------------------------------------------------------------- */
@@ -221,16 +233,13 @@ static pid_t spawn(char **command, const sigset_t *mask) {
 int cmd_hold(struct ctl *c) {
         static const int signals[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, 0 };
         _cleanup_(holder_done) struct holder h = { .c = c, .device = c->args[0] };
-        sigset_t old_mask;
         int r, status;
 
-        if (setup_loop(&h, &old_mask, signals) < 0)
-                return EXIT_DAEMON;
-        status = add_request(&h);
+        status = start_holding(&h, signals);
         if (status != EXIT_SUCCESS)
                 return status;
 
-        h.child = spawn(c->command, &old_mask);
+        h.child = spawn(c->command, &h.old_mask);
         if (h.child < 0) {
                 remove_request(&h);
                 return ctl_fail(NULL, "cannot start %s: %s", c->command[0], strerror(errno));
@@ -249,10 +258,5 @@ int cmd_hold(struct ctl *c) {
                 return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
         }
 
-        r = sd_event_loop(h.event);
-        if (r < 0) {
-                remove_request(&h);
-                return ctl_fail(NULL, "the event loop failed: %s", strerror(-r));
-        }
-        return r;
+        return run_loop(&h);
 }

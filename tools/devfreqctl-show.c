@@ -11,6 +11,7 @@
 
 #include "devfreqctl.h"
 #include "stats.h"
+#include "strv.h"
 #include "units.h"
 
 /* --- a text table: the first row is the header; columns padded, the last one not ---------- */
@@ -24,29 +25,25 @@ struct table {
 
 static void table_add(struct table *t, const char *fmt, ...) _printf_(2, 3);
 static void table_add(struct table *t, const char *fmt, ...) {
-        char **v;
+        char *cell;
         va_list ap;
 
         if (t->failed)
                 return;
-        v = realloc(t->cells, (t->n_cells + 1) * sizeof(char *));
-        if (!v) {
-                t->failed = -ENOMEM;
-                return;
-        }
-        t->cells = v;
         va_start(ap, fmt);
-        if (vasprintf(&t->cells[t->n_cells], fmt, ap) < 0)
+        if (vasprintf(&cell, fmt, ap) < 0 || strv_consume(&t->cells, &t->n_cells, cell) < 0)
                 t->failed = -ENOMEM;
-        else
-                t->n_cells++;
         va_end(ap);
 }
 
+/* The header row, NULL-terminated: it sets the number of columns. */
+static void table_header(struct table *t, const char *const *names) {
+        for (t->n_columns = 0; names[t->n_columns]; t->n_columns++)
+                table_add(t, "%s", names[t->n_columns]);
+}
+
 static void table_done(struct table *t) {
-        for (size_t i = 0; i < t->n_cells; i++)
-                free(t->cells[i]);
-        free(t->cells);
+        t->cells = strv_free(t->cells, t->n_cells);
 }
 
 static int table_print(struct table *t) {
@@ -104,11 +101,10 @@ static int list_devices(struct ctl *c, struct device_list *ret) {
                         continue;
                 if (r < 0)
                         return ctl_bus_error(name, &e, r);
-                v = realloc(ret->v, (ret->n + 1) * sizeof(*v));
+                v = GROW(ret->v, ret->n);
                 if (!v)
                         return ctl_fail(NULL, "out of memory");
-                ret->v = v;
-                r = props_read(all, &ret->v[ret->n]);
+                r = props_read(all, v);
                 if (r < 0)
                         return ctl_bus_error(name, NULL, r);
                 ret->n++;
@@ -124,9 +120,12 @@ static void format_frequency_cell(struct table *t, const struct props *ps, const
 }
 
 int cmd_status(struct ctl *c) {
+        static const char *const header[] = {
+                "NAME", "KIND", "MODE", "GOVERNOR", "CURRENT", "MIN", "MAX", "LOAD", "REQUESTS", NULL,
+        };
         _cleanup_(device_list_done) struct device_list l = {};
         _cleanup_free_ char *profile = NULL;
-        struct table t = { .n_columns = 9 };
+        struct table t = {};
         struct json j;
         int status;
 
@@ -154,15 +153,7 @@ int cmd_status(struct ctl *c) {
                 return EXIT_SUCCESS;
         }
 
-        table_add(&t, "NAME");
-        table_add(&t, "KIND");
-        table_add(&t, "MODE");
-        table_add(&t, "GOVERNOR");
-        table_add(&t, "CURRENT");
-        table_add(&t, "MIN");
-        table_add(&t, "MAX");
-        table_add(&t, "LOAD");
-        table_add(&t, "REQUESTS");
+        table_header(&t, header);
         for (size_t i = 0; i < l.n; i++) {
                 const struct props *ps = &l.v[i];
                 const struct prop *requests = props_get(ps, "Requests");
@@ -244,40 +235,36 @@ static void request_list_done(struct request_list *l) {
                 props_done(&l->v[i].props);
         }
         free(l->v);
-        for (size_t i = 0; i < l->n_devices; i++) {
+        for (size_t i = 0; i < l->n_devices; i++)
                 props_done(&l->devices[i]);
-                free(l->device_paths[i]);
-        }
         free(l->devices);
-        free(l->device_paths);
+        strv_free(l->device_paths, l->n_devices);
 }
 
 static int collect_object(const char *path, const char *iface, struct props *ps, void *userdata) {
         struct request_list *l = userdata;
 
+        struct request_entry *e;
+
         if (streq(iface, IFACE_DEVICE)) {
-                struct props *d = realloc(l->devices, (l->n_devices + 1) * sizeof(*d));
-                if (!d)
+                /* The path first: a device is only counted with both in place. */
+                size_t n_paths = l->n_devices;
+                struct props *d = GROW(l->devices, l->n_devices);
+
+                if (!d || strv_push(&l->device_paths, &n_paths, path) < 0)
                         return -ENOMEM;
-                l->devices = d;
-                char **p = realloc(l->device_paths, (l->n_devices + 1) * sizeof(*p));
-                if (!p)
-                        return -ENOMEM;
-                l->device_paths = p;
-                p[l->n_devices] = strdup(path);
-                if (!p[l->n_devices])
-                        return -ENOMEM;
-                d[l->n_devices++] = TAKE_GENERIC(*ps, struct props, (struct props){});
+                *d = TAKE_GENERIC(*ps, struct props, (struct props){});
+                l->n_devices++;
                 return 0;
         }
-        struct request_entry *v = realloc(l->v, (l->n + 1) * sizeof(*v));
-        if (!v)
+        e = GROW(l->v, l->n);
+        if (!e)
                 return -ENOMEM;
-        l->v = v;
-        v[l->n] = (struct request_entry){ .path = strdup(path) };
-        if (!v[l->n].path)
+        e->path = strdup(path);
+        if (!e->path)
                 return -ENOMEM;
-        v[l->n++].props = TAKE_GENERIC(*ps, struct props, (struct props){});
+        e->props = TAKE_GENERIC(*ps, struct props, (struct props){});
+        l->n++;
         return 0;
 }
 
@@ -308,17 +295,12 @@ static const char *format_expiry(char buf[static DF_DURATION_STRING_MAX + 8], ui
 }
 
 static void print_requests(const struct request_list *l) {
-        struct table t = { .n_columns = 9 };
+        static const char *const header[] = {
+                "DEVICE", "ID", "TYPE", "VALUE", "OWNER", "UID", "PID", "EXPIRES", "REASON", NULL,
+        };
+        struct table t = {};
 
-        table_add(&t, "DEVICE");
-        table_add(&t, "ID");
-        table_add(&t, "TYPE");
-        table_add(&t, "VALUE");
-        table_add(&t, "OWNER");
-        table_add(&t, "UID");
-        table_add(&t, "PID");
-        table_add(&t, "EXPIRES");
-        table_add(&t, "REASON");
+        table_header(&t, header);
         for (size_t i = 0; i < l->n; i++) {
                 const struct props *ps = &l->v[i].props;
                 char value[32], expiry[DF_DURATION_STRING_MAX + 8];

@@ -292,8 +292,9 @@ static const struct command *find_command(const char *name) {
         return NULL;
 }
 
-/* Returns the command to run, or NULL with *ret_status set (help, version, usage errors). */
-static const struct command *parse_args(int argc, char **argv, struct ctl *c, int *ret_status) {
+/* The options before the command (up to `n`, where "--" stands): -1 to carry on, or the exit
+ * status to stop with (help, version, usage errors). */
+static int parse_options(int n, char **argv, struct ctl *c, bool *ret_has_timeout) {
         enum {
                 ARG_BUS = 0x100,
                 ARG_JSON,
@@ -310,19 +311,9 @@ static const struct command *parse_args(int argc, char **argv, struct ctl *c, in
                 { "version", no_argument, NULL, ARG_VERSION },
                 {},
         };
-        const struct command *cmd;
-        bool has_timeout = false;
         uint64_t usec;
-        int n = argc, opt;
+        int opt;
 
-        /* "--" ends the options for good: what follows is hold's COMMAND, options and all. */
-        for (int i = 1; i < argc; i++)
-                if (streq(argv[i], "--")) {
-                        n = i;
-                        break;
-                }
-
-        *ret_status = EXIT_USAGE;
         opterr = 0;
         while ((opt = getopt_long(n, argv, ":h", options, NULL)) >= 0) {
                 switch (opt) {
@@ -336,44 +327,35 @@ static const struct command *parse_args(int argc, char **argv, struct ctl *c, in
                         c->reason = optarg;
                         break;
                 case ARG_TIMEOUT:
-                        if (df_parse_duration(optarg, &usec) < 0 || usec == 0) {
-                                ctl_usage("invalid timeout '%s' (a duration such as 500ms or 30s)", optarg);
-                                return NULL;
-                        }
+                        if (df_parse_duration(optarg, &usec) < 0 || usec == 0)
+                                return ctl_usage(
+                                        "invalid timeout '%s' (a duration such as 500ms or 30s)", optarg);
                         c->timeout_ms = usec / 1000 + (usec % 1000 != 0);
-                        has_timeout = true;
+                        *ret_has_timeout = true;
                         break;
                 case 'h':
                         help();
-                        *ret_status = EXIT_SUCCESS;
-                        return NULL;
+                        return EXIT_SUCCESS;
                 case ARG_VERSION:
                         printf("devfreqctl %s\n", PACKAGE_VERSION);
-                        *ret_status = EXIT_SUCCESS;
-                        return NULL;
+                        return EXIT_SUCCESS;
                 case ':':
-                        ctl_usage("option %s needs a value", argv[optind - 1]);
-                        return NULL;
+                        return ctl_usage("option %s needs a value", argv[optind - 1]);
                 default:
-                        ctl_usage("unknown option %s (see --help)", argv[optind - 1]);
-                        return NULL;
+                        return ctl_usage("unknown option %s (see --help)", argv[optind - 1]);
                 }
         }
+        return -1;
+}
 
-        cmd = find_command(optind < n ? argv[optind] : "status");
-        if (!cmd) {
-                ctl_usage("unknown command '%s' (see --help)", argv[optind]);
-                return NULL;
-        }
-        if (optind < n)
-                optind++;
+/* The command's arguments after the options; `n` is where "--" stands (argc without one): hold
+ * runs what follows it, the other commands take it as operands. 0, or EXIT_USAGE. */
+static int take_operands(int argc, char **argv, int n, const struct command *cmd, struct ctl *c) {
         c->args = argv + optind;
         c->n_args = n - optind;
         if (cmd->flags & NEEDS_COMMAND) {
-                if (n == argc || n + 1 == argc) {
-                        ctl_usage("%s wants -- and the command to run after its arguments", cmd->name);
-                        return NULL;
-                }
+                if (n == argc || n + 1 == argc)
+                        return ctl_usage("%s wants -- and the command to run after its arguments", cmd->name);
                 c->command = argv + n + 1;
         } else if (n < argc) {
                 /* "--" before operands that look like options: take them as operands. */
@@ -381,26 +363,53 @@ static const struct command *parse_args(int argc, char **argv, struct ctl *c, in
                 argv[argc - 1] = NULL;
                 c->n_args += argc - n - 1;
         }
+        return 0;
+}
 
-        if (c->n_args < cmd->min_args || c->n_args > cmd->max_args) {
-                ctl_usage(
+/* The number of arguments, and the options only some commands take. 0, or EXIT_USAGE. */
+static int check_command_line(const struct command *cmd, const struct ctl *c, bool has_timeout) {
+        if (c->n_args < cmd->min_args || c->n_args > cmd->max_args)
+                return ctl_usage(
                         "%s takes %s%zu argument%s (see --help)", cmd->name,
                         cmd->min_args == cmd->max_args ? "" : "at most ", cmd->max_args,
                         cmd->max_args == 1 ? "" : "s");
+        if (c->json && !(cmd->flags & NEEDS_JSON))
+                return ctl_usage("--json is for status, show, requests and stats, not %s", cmd->name);
+        if (c->reason && !(cmd->flags & NEEDS_REQUEST_OPTIONS))
+                return ctl_usage("--reason is for request and hold, not %s", cmd->name);
+        if (has_timeout && !streq(cmd->name, "request"))
+                return ctl_usage("--timeout is for request, not %s", cmd->name);
+        return 0;
+}
+
+/* Returns the command to run, or NULL with *ret_status set (help, version, usage errors). */
+static const struct command *parse_args(int argc, char **argv, struct ctl *c, int *ret_status) {
+        const struct command *cmd;
+        bool has_timeout = false;
+        int n = argc, r;
+
+        /* "--" ends the options for good: what follows is hold's COMMAND, options and all. */
+        for (int i = 1; i < argc; i++)
+                if (streq(argv[i], "--")) {
+                        n = i;
+                        break;
+                }
+
+        r = parse_options(n, argv, c, &has_timeout);
+        if (r >= 0) {
+                *ret_status = r;
                 return NULL;
         }
-        if (c->json && !(cmd->flags & NEEDS_JSON)) {
-                ctl_usage("--json is for status, show, requests and stats, not %s", cmd->name);
+        *ret_status = EXIT_USAGE;
+        cmd = find_command(optind < n ? argv[optind] : "status");
+        if (!cmd) {
+                ctl_usage("unknown command '%s' (see --help)", argv[optind]);
                 return NULL;
         }
-        if (c->reason && !(cmd->flags & NEEDS_REQUEST_OPTIONS)) {
-                ctl_usage("--reason is for request and hold, not %s", cmd->name);
+        if (optind < n)
+                optind++;
+        if (take_operands(argc, argv, n, cmd, c) != 0 || check_command_line(cmd, c, has_timeout) != 0)
                 return NULL;
-        }
-        if (has_timeout && !streq(cmd->name, "request")) {
-                ctl_usage("--timeout is for request, not %s", cmd->name);
-                return NULL;
-        }
         return cmd;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The closed-loop window arithmetic of devfreq-replay --work: capacity, first-in first-out work,
- * carry-over, deadlines and the energy model (DESIGN.md "Simulation"). */
+ * carry-over, deadlines and the energy model (devfreq-replay(1), CLOSED LOOP). */
 
 #include <errno.h>
 #include <stdlib.h>
@@ -74,23 +74,8 @@ void work_sim_done(struct work_sim *s) {
         *s = (struct work_sim){};
 }
 
-/* `p` with room for `need` elements (doubling), or NULL with `p` untouched. */
-static void *grow(void *p, size_t *allocated, size_t need, size_t size) {
-        size_t n = *allocated ? *allocated : 16;
-
-        if (need <= *allocated)
-                return p;
-        while (n < need)
-                n *= 2;
-        p = realloc(p, n * size);
-        if (p)
-                *allocated = n;
-        return p;
-}
-
 int work_sim_add(struct work_sim *s, uint64_t cycles, uint64_t deadline_ns) {
         uint64_t start = s->window * s->model->interval_ns;
-        struct work_job *jobs;
 
         if (cycles == 0)
                 return 0;
@@ -103,10 +88,8 @@ int work_sim_add(struct work_sim *s, uint64_t cycles, uint64_t deadline_ns) {
                 s->n -= s->head;
                 s->head = 0;
         }
-        jobs = grow(s->jobs, &s->allocated, s->n + 1, sizeof(struct work_job));
-        if (!jobs)
+        if (GREEDY_GROW(s->jobs, s->allocated, s->n + 1) < 0)
                 return -ENOMEM;
-        s->jobs = jobs;
         s->jobs[s->n++] = (struct work_job){
                 .left = cycles,
                 .arrival_ns = start,
@@ -129,7 +112,6 @@ int work_sim_window(struct work_sim *s, size_t i, struct work_window *ret) {
         uint64_t freq = m->freqs[i], cap = work_capacity(m, freq), used = 0;
         uint64_t start = s->window * m->interval_ns;
         struct work_window w = { .total_ns = m->interval_ns };
-        uint64_t *delays;
 
         while (s->head < s->n && used < cap) {
                 struct work_job *j = &s->jobs[s->head];
@@ -142,10 +124,8 @@ int work_sim_window(struct work_sim *s, size_t i, struct work_window *ret) {
                 end = start + busy_ns(used, freq);
                 if (end > j->deadline_ns)
                         w.missed++;
-                delays = grow(s->delays, &s->allocated_delays, s->n_delays + 1, sizeof(uint64_t));
-                if (!delays)
+                if (GREEDY_GROW(s->delays, s->allocated_delays, s->n_delays + 1) < 0)
                         return -ENOMEM;
-                s->delays = delays;
                 s->delays[s->n_delays++] = end - j->arrival_ns;
                 s->head++;
         }
@@ -177,18 +157,11 @@ uint64_t work_sim_delay_percentile(struct work_sim *s, unsigned percent) {
 }
 
 int work_trace_add(struct work_trace *t, uint64_t cycles, uint64_t deadline_ns) {
-        size_t a = t->allocated;
-        uint64_t *p;
+        /* Both arrays have room for t->allocated; t->allocated grows once both have grown. */
+        size_t a = t->allocated, b = t->allocated;
 
-        p = grow(t->cycles, &a, t->n + 1, sizeof(uint64_t));
-        if (!p)
+        if (GREEDY_GROW(t->cycles, a, t->n + 1) < 0 || GREEDY_GROW(t->deadline_ns, b, t->n + 1) < 0)
                 return -ENOMEM;
-        t->cycles = p;
-        a = t->allocated;
-        p = grow(t->deadline_ns, &a, t->n + 1, sizeof(uint64_t));
-        if (!p)
-                return -ENOMEM;
-        t->deadline_ns = p;
         t->allocated = a;
         t->cycles[t->n] = cycles;
         t->deadline_ns[t->n++] = deadline_ns;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* devfreq-replay --work: a governor in a closed loop over a trace of arriving work (DESIGN.md
- * "Simulation"): the window arithmetic, the energy model and the offline optimum. */
+/* devfreq-replay --work: a governor in a closed loop over a trace of arriving work (devfreq-replay(1),
+ * CLOSED LOOP): the window arithmetic, the energy model and the offline optimum. */
 #pragma once
 
 #include <stdbool.h>

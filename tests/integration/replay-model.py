@@ -8,7 +8,7 @@ cpufreq_conservative.c cs_dbs_update() and get_freq_step(), and the table look-u
 __cpufreq_driver_target() (the target clamped into policy->min/max, then RELATION_H, _L or _C).
 It is run over random traces with fixed seeds, and every line's target must match.
 
-How a trace maps onto the kernel's quantities (DESIGN.md "Governors"):
+How a trace maps onto the kernel's quantities (devfreq-replay(1), ONDEMAND AND CONSERVATIVE):
   - one line is one sample of one CPU; its time_elapsed and idle time, in the trace's own
     units, are `total` and `total - busy` (busy above total is a negative idle: load 100);
   - the idle time in microseconds, for the long-idle rule, is the idle share times the sample's
@@ -283,7 +283,7 @@ def replay_targets(replay, case):
 
 
 def self_test():
-    """The model itself on the kernel's numbers (DESIGN.md "Governors")."""
+    """The model itself, checked against numbers worked out by hand from the kernel's rules."""
     mhz = 1000000
     ten = [i * 100 * mhz for i in range(1, 11)]
     four = [100 * mhz, 200 * mhz, 400 * mhz, 800 * mhz]
