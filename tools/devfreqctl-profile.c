@@ -20,11 +20,9 @@ static int profile_line(const struct props *manager, char **ret) {
 
 int ctl_profile_line(struct ctl *c, char **ret) {
         _cleanup_(props_done) struct props ps = {};
-        int status;
 
-        status = ctl_get_all(c, NULL, OBJECT_ROOT, IFACE_MANAGER, &ps);
-        if (status != EXIT_SUCCESS)
-                return status;
+        if (ctl_get_all(c, NULL, OBJECT_ROOT, IFACE_MANAGER, &ps) < 0)
+                return EXIT_DAEMON; /* said why */
         return profile_line(&ps, ret);
 }
 
@@ -35,9 +33,8 @@ static int profile_status(struct ctl *c) {
         struct json j;
         int status;
 
-        status = ctl_get_all(c, NULL, OBJECT_ROOT, IFACE_MANAGER, &ps);
-        if (status != EXIT_SUCCESS)
-                return status;
+        if (ctl_get_all(c, NULL, OBJECT_ROOT, IFACE_MANAGER, &ps) < 0)
+                return EXIT_DAEMON; /* said why */
         list = props_get(&ps, "Profiles");
         if (c->json) {
                 json_init(&j, stdout);

@@ -108,8 +108,10 @@ int ctl_get_all(struct ctl *c, const char *subject, const char *path, const char
         r = sd_bus_call_method(c->bus, BUS_NAME, path, IFACE_PROPERTIES, "GetAll", &error, &reply, "s", iface);
         if (r >= 0)
                 r = props_read(reply, ret);
-        if (r < 0)
-                return ctl_bus_error(subject, &error, r), -1;
+        if (r < 0) {
+                (void) ctl_bus_error(subject, &error, r);
+                return r;
+        }
         return 0;
 }
 

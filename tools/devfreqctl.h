@@ -71,6 +71,7 @@ int ctl_bus_error(const char *subject, const sd_bus_error *error, int r);
 int ctl_fail(const char *subject, const char *fmt, ...) _printf_(2, 3);
 int ctl_usage(const char *fmt, ...) _printf_(1, 2);
 int ctl_device_path(struct ctl *c, const char *name, char **ret);
+/* GetAll of `iface` on `path`: 0, or a negative errno after saying why on stderr. */
 int ctl_get_all(struct ctl *c, const char *subject, const char *path, const char *iface, struct props *ret);
 /* Matches for the daemon's name changing owner (NameOwnerChanged, arg0 BUS_NAME: it came or left)
  * and for the connection's end (Disconnected), both to `userdata`, for as long as the bus lives. */

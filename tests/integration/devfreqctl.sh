@@ -428,5 +428,8 @@ check "the daemon's log has no sanitizer report" eval '! grep -qE "runtime error
 ctl status
 is "status without the daemon: exit 1" "$rc" 1
 is "... one line saying so" "$err" "devfreqctl: devfreqd is not running (nothing owns org.devfreqd.Devfreq1 on this bus)"
+ctl profile
+is "profile without the daemon: exit 1" "$rc" 1
+is "... one line saying so" "$err" "devfreqctl: devfreqd is not running (nothing owns org.devfreqd.Devfreq1 on this bus)"
 
 tap_done
