@@ -324,7 +324,9 @@ int df_root_open_path(const struct df_root *r, const char *path, int flags) {
         _cleanup_close_ int fd = -EBADF;
         int k;
 
-        if (!r || r->fd < 0 || df_path_check(path) < 0)
+        assert(r);
+
+        if (r->fd < 0 || df_path_check(path) < 0)
                 return -EINVAL;
         fd = open_confined(r->fd, path, flags, true);
         if (fd < 0)
@@ -347,7 +349,9 @@ int df_root_resolve(const struct df_root *r, const char *path, char **ret) {
 }
 
 int df_attr_open(int dirfd, const char *name, int flags) {
-        if (!name || !*name)
+        assert(name);
+
+        if (!*name)
                 return -EINVAL;
         return open_confined(dirfd, name, flags, false);
 }
@@ -459,11 +463,11 @@ int df_parse_frequency_list(const char *text, uint64_t scale, uint64_t **ret, si
         size_t n = 0, allocated = 0, kept;
         const char *p = text;
 
+        assert(text);
+        assert(scale > 0);
         assert(ret);
         assert(ret_n);
 
-        if (!text || scale == 0)
-                return -EINVAL;
         for (;;) {
                 size_t len;
                 uint64_t f;
