@@ -2,6 +2,7 @@
 /* The keys of [daemon] and [device NAME]: one handler each (apply_*), on small value parsers that
  * refuse with a message saying what was expected; a complete assignment lands in the model here. */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
@@ -27,6 +28,9 @@ static bool is_alpha(char c) {
 int config_parse_frequency(struct parser *p, const char *s, bool zero_ok, uint64_t *ret) {
         uint64_t v;
         int r;
+
+        assert(p);
+        assert(ret);
 
         r = df_parse_frequency(s, &v);
         if (r == -ERANGE)
@@ -96,6 +100,9 @@ static int parse_mode(struct parser *p, const char *s, enum df_mode *ret) {
 const char *config_governor_names(char *buf, size_t size) {
         size_t n = 0;
 
+        assert(buf);
+        assert(size > 0);
+
         buf[0] = '\0';
         for (size_t i = 0; i < df_governors_count && n < size; i++)
                 n += (size_t) snprintf(buf + n, size - n, "%s%s", i > 0 ? ", " : "", df_governors[i]->name);
@@ -111,6 +118,8 @@ bool config_tunable_known(const char *name) {
 
 /* The kernel's list is known only at attach; its names fit DEVFREQ_NAME_LEN/CPUFREQ_NAME_LEN. */
 bool config_kernel_governor_name_valid(const char *s) {
+        assert(s);
+
         size_t n = strlen(s);
 
         if (n == 0 || n > KERNEL_GOVERNOR_LEN_MAX)
@@ -340,6 +349,9 @@ static int apply_daemon(struct parser *p, const struct key *k, const char *value
 }
 
 int config_parse_tunable(struct parser *p, const char *name, const char *value, uint32_t *ret) {
+        assert(p);
+        assert(ret);
+
         if (df_safe_atou32(value, ret) < 0)
                 return config_refuse(
                         p, "tunable %s: '%s' is not a whole number from 0 to %" PRIu32, name, value,
@@ -508,6 +520,8 @@ static int apply(struct parser *p, const char *name, const char *value) {
 }
 
 void config_flush(struct parser *p) {
+        assert(p);
+
         _cleanup_free_ char *key = TAKE_PTR(p->key), *value = TAKE_PTR(p->value);
 
         if (key && value && !p->oom)

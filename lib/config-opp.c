@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The point lines of a [device NAME] section: opp, opp-disabled and passive-map. */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,10 @@ static int apply_opp_token(struct parser *p, const char *w, struct df_config_opp
 }
 
 int config_apply_opp(struct parser *p, struct df_config_device *d, const char *value) {
+        assert(p);
+        assert(d);
+        assert(value);
+
         struct df_config_opp opp = { .loc = config_here(p) }, *slot;
         _cleanup_free_ char *copy = NULL;
         char *save = NULL, *w;
@@ -71,6 +76,10 @@ int config_apply_opp_disabled(struct parser *p, struct df_config_device *d, cons
         uint64_t f;
         int r;
 
+        assert(p);
+        assert(d);
+        assert(value);
+
         if (!*value) {
                 free(d->opp_disabled);
                 d->opp_disabled = NULL;
@@ -106,6 +115,10 @@ int config_apply_passive_map(struct parser *p, struct df_config_device *d, const
         char *save = NULL;
         size_t n = 0;
         int r;
+
+        assert(p);
+        assert(d);
+        assert(value);
 
         copy = strdup(value);
         if (!copy)

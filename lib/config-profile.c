@@ -2,6 +2,7 @@
 /* [profile NAME] sections: DEVICE.KEY and *.KEY lines parsed into the model, and their validation
  * against the configured devices once every file is read. */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,6 +15,8 @@
 #include "units.h"
 
 void config_profile_done(struct df_config_profile *pr) {
+        assert(pr);
+
         for (size_t i = 0; i < pr->n_lines; i++) {
                 free(pr->lines[i].device);
                 free(pr->lines[i].key);
@@ -25,6 +28,9 @@ void config_profile_done(struct df_config_profile *pr) {
 
 /* A "[profile NAME]" header: `name` is what follows the word, blanks stripped. */
 int config_profile_begin(struct parser *p, const char *name) {
+        assert(p);
+        assert(name);
+
         struct df_config *c = p->config;
         struct df_config_profile *pr;
 
@@ -87,6 +93,10 @@ static struct df_config_profile_line *find_line(struct df_config_profile *pr, co
 /* "DEVICE.KEY = value" or "*.KEY = value": the key is what follows the last '.', as device names
  * may hold dots (ff9a0000.gpu) and keys never do. */
 int config_apply_profile_line(struct parser *p, const char *name, const char *value) {
+        assert(p);
+        assert(name);
+        assert(value);
+
         struct df_config_profile *pr = &p->config->profiles[p->profile];
         struct df_config_profile_line l = {}, *slot;
         const char *dot = strrchr(name, '.');
@@ -232,6 +242,8 @@ static void validate_profile(struct parser *p, struct df_config_profile *pr) {
 }
 
 void config_validate_profiles(struct parser *p) {
+        assert(p);
+
         const struct df_config *c = p->config;
 
         for (size_t i = 0; i < c->n_profiles; i++)

@@ -2,6 +2,7 @@
 /* Reading the files: a line reader that feeds ini_parse_stream(), counting lines, checking bytes and
  * mirroring inih's rules, the section headers, and the main file and the drop-in directory. */
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -298,6 +299,9 @@ void config_parse_source(struct parser *p, const char *path, FILE *f, const char
         char **slot;
         int r;
 
+        assert(p);
+        assert(path);
+
         slot = GROW(p->config->files, p->config->n_files);
         if (!slot || !(*slot = strdup(path))) {
                 (void) config_oom(p);
@@ -336,6 +340,9 @@ void config_parse_file(struct parser *p, const char *path, bool missing_ok) {
         struct stat st;
         FILE *f;
 
+        assert(p);
+        assert(path);
+
         p->file = path;
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0) {
@@ -371,6 +378,9 @@ void config_parse_dropins(struct parser *p, const char *dir) {
         struct dirent *de;
         size_t n = 0;
         DIR *d;
+
+        assert(p);
+        assert(dir);
 
         d = opendir(dir);
         if (!d) {

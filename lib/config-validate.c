@@ -2,6 +2,7 @@
 /* Validation of the merged configuration as a whole, once every file is read: paths, governors and
  * their tunables, passive parents, operating points and frequency ranges. */
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +132,8 @@ static void validate_clamp(struct parser *p, const struct df_config_device *d) {
 /* The load source when the path's spelling tells the kind (the default is the spec's rule);
  * else the node decides when the device is resolved, and this check waits for it. */
 bool config_lacks_load(const struct df_config_device *d) {
+        assert(d);
+
         enum df_kind kind = df_config_path_kind(d->path);
 
         if (d->load_set)
@@ -270,6 +273,8 @@ static void validate_path(struct parser *p, const struct df_config_device *d) {
 
 /* Devices with a refused key were reported already; judging their remains would only add noise. */
 void config_validate(struct parser *p) {
+        assert(p);
+
         for (size_t i = 0; i < p->config->n_devices; i++) {
                 struct df_config_device *d = &p->config->devices[i];
 

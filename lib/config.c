@@ -3,6 +3,7 @@
  * errors as "file:line: what", and the model's values after defaults. The reader, the keys and the
  * validation of the merged whole are config-reader.c, config-keys.c and config-validate.c. */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +20,9 @@ bool config_is_space(int c) {
 }
 
 bool config_startswith(const char *s, const char *prefix) {
+        assert(s);
+        assert(prefix);
+
         return strneq(s, prefix, strlen(prefix));
 }
 
@@ -32,6 +36,8 @@ int df_config_errors_add(struct df_config_errors *e, const struct df_location *l
         char message[512];
         char *text = NULL;
         va_list ap;
+
+        assert(e);
 
         va_start(ap, fmt);
         vsnprintf(message, sizeof(message), fmt, ap);
@@ -122,17 +128,25 @@ _printf_(2, 3) int config_refuse(struct parser *p, const char *fmt, ...) {
 }
 
 int config_oom(struct parser *p) {
+        assert(p);
+
         p->oom = true;
         return -ENOMEM;
 }
 
 struct df_location config_here(const struct parser *p) {
+        assert(p);
+
         return (struct df_location){ .file = p->file, .line = p->key_line };
 }
 
 /* Whether a comes before b in reading order. */
 bool config_loc_before(const struct df_config *c, const struct df_location *a, const struct df_location *b) {
         size_t ia = 0, ib = 0;
+
+        assert(c);
+        assert(a);
+        assert(b);
 
         for (size_t i = 0; i < c->n_files; i++) {
                 if (c->files[i] == a->file)
@@ -245,8 +259,8 @@ int df_config_load(
         const char *file, const char *dropin_dir, struct df_config **ret, struct df_config_errors *errors) {
         struct source s = { .path = file, .missing_ok = true };
 
-        if (!ret)
-                return -EINVAL;
+        assert(ret);
+
         return load(&s, file ? 1 : 0, dropin_dir, ret, errors);
 }
 
@@ -254,8 +268,9 @@ int df_config_load_files(
         const char *const *files, size_t n_files, struct df_config **ret, struct df_config_errors *errors) {
         _cleanup_free_ struct source *s = NULL;
 
-        if (!ret || (n_files > 0 && !files))
-                return -EINVAL;
+        assert(ret);
+        assert(files || n_files == 0);
+
         s = calloc(n_files ?: 1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
@@ -272,8 +287,8 @@ int df_config_load_string(
         struct df_config_errors *errors) {
         struct source s = { .path = name ?: "<string>", .text = text ?: "", .size = text ? size : 0 };
 
-        if (!ret)
-                return -EINVAL;
+        assert(ret);
+
         return load(&s, 1, NULL, ret, errors);
 }
 
@@ -298,6 +313,9 @@ const struct df_config_profile *df_config_find_profile(const struct df_config *c
 }
 
 enum df_mode df_config_device_mode(const struct df_config *c, const struct df_config_device *d) {
+        assert(c);
+        assert(d);
+
         return d->mode_set ? d->mode : c->default_mode;
 }
 
@@ -308,10 +326,15 @@ const char *df_config_device_governor(const struct df_config *c, const struct df
 }
 
 uint64_t df_config_device_polling(const struct df_config *c, const struct df_config_device *d) {
+        assert(c);
+        assert(d);
+
         return d->polling_set ? d->polling_usec : c->polling_usec;
 }
 
 uint64_t df_config_device_opp_step(const struct df_config_device *d) {
+        assert(d);
+
         return d->opp_step_set ? d->opp_step : DF_CONFIG_DEFAULT_OPP_STEP;
 }
 

@@ -2,6 +2,7 @@
 /* A device's evaluation, the devfreq core's update_devfreq() path: governor, effective range,
  * clamp, snap to a usable point, backend, statistics. */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,8 @@ static void on_qos_event(struct df_qos *q, enum df_qos_type type, uint64_t aggre
 
 int df_device_new(const char *name, enum df_mode mode, struct df_device **ret) {
         struct df_device *d;
+
+        assert(ret);
 
         if (!name || mode < 0 || mode >= _DF_MODE_MAX)
                 return -EINVAL;
@@ -75,16 +78,22 @@ struct df_device *df_device_free(struct df_device *d) {
 }
 
 void df_device_set_backend(struct df_device *d, const struct df_backend_ops *ops, void *userdata) {
+        assert(d);
+
         d->backend = ops;
         d->backend_userdata = userdata;
 }
 
 void df_device_set_event_handler(struct df_device *d, df_device_event_t event, void *userdata) {
+        assert(d);
+
         d->event = event;
         d->event_userdata = userdata;
 }
 
 int df_device_start(struct df_device *d, uint64_t current, uint64_t now_usec) {
+        assert(d);
+
         _cleanup_free_ uint64_t *table = NULL, *usable = NULL;
         _cleanup_free_ uint32_t *microvolt = NULL;
         size_t n = d->opps.n;
@@ -123,8 +132,9 @@ int df_device_start(struct df_device *d, uint64_t current, uint64_t now_usec) {
 }
 
 int df_device_set_governor(struct df_device *d, const struct df_governor_ops *ops) {
-        if (!ops)
-                return -EINVAL;
+        assert(d);
+        assert(ops);
+
         df_governor_init(&d->governor, ops);
         df_governor_start(&d->governor, d->current);
         d->sample_fresh = d->has_sample; /* new to this governor */
@@ -132,6 +142,8 @@ int df_device_set_governor(struct df_device *d, const struct df_governor_ops *op
 }
 
 void df_device_set_admin_range(struct df_device *d, uint64_t min, uint64_t max) {
+        assert(d);
+
         if (d->admin_min == min && d->admin_max == max)
                 return;
         d->admin_min = min;
@@ -140,6 +152,8 @@ void df_device_set_admin_range(struct df_device *d, uint64_t min, uint64_t max) 
 }
 
 void df_device_set_outer_range(struct df_device *d, uint64_t min, uint64_t max) {
+        assert(d);
+
         if (d->outer_min == min && d->outer_max == max)
                 return;
         d->outer_min = min;
@@ -153,6 +167,8 @@ void df_device_set_sample(struct df_device *d, uint64_t busy, uint64_t total) {
 
 void df_device_set_timed_sample(
         struct df_device *d, uint64_t busy, uint64_t total, uint64_t duration_usec, uint64_t interval_usec) {
+        assert(d);
+
         d->busy = busy;
         d->total = total;
         d->sample_usec = duration_usec;
@@ -162,14 +178,20 @@ void df_device_set_timed_sample(
 }
 
 void df_device_set_current(struct df_device *d, uint64_t freq) {
+        assert(d);
+
         d->current = freq;
 }
 
 bool df_device_polls(const struct df_device *d) {
+        assert(d);
+
         return d->mode == DF_MODE_GOVERN && d->governor.ops->polls;
 }
 
 bool df_device_has_latency_data(const struct df_device *d) {
+        assert(d);
+
         for (size_t i = 0; i < d->opps.n; i++)
                 if (d->opps.opps[i].latency_us > 0)
                         return true;
@@ -241,12 +263,20 @@ static void refresh(struct df_device *d) {
 }
 
 void df_device_get_range(struct df_device *d, uint64_t *ret_min, uint64_t *ret_max) {
+        assert(d);
+        assert(ret_min);
+        assert(ret_max);
+
         refresh(d);
         *ret_min = d->eff_min;
         *ret_max = d->eff_max;
 }
 
 void df_device_get_usable(struct df_device *d, const uint64_t **ret, size_t *ret_n) {
+        assert(d);
+        assert(ret);
+        assert(ret_n);
+
         refresh(d);
         *ret = d->usable;
         *ret_n = d->n_usable;
@@ -254,6 +284,8 @@ void df_device_get_usable(struct df_device *d, const uint64_t **ret, size_t *ret
 
 unsigned df_device_load(const struct df_device *d) {
         int load;
+
+        assert(d);
 
         if (!d->has_sample)
                 return 0;
@@ -405,6 +437,8 @@ int df_device_evaluate(struct df_device *d, uint64_t now_usec, struct df_evaluat
         struct df_evaluation ev = {};
         int r;
 
+        assert(d);
+
         if (!d->started)
                 return -EINVAL;
 
@@ -430,10 +464,14 @@ int df_device_evaluate(struct df_device *d, uint64_t now_usec, struct df_evaluat
 }
 
 void df_device_force_write(struct df_device *d) {
+        assert(d);
+
         d->applied = false;
 }
 
 int df_device_set_opp_enabled(struct df_device *d, uint64_t freq, bool enabled) {
+        assert(d);
+
         int i = df_opp_find(&d->opps, freq);
 
         if (i < 0)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The governor table and what every governor shares: selection, tunables, start and dispatch. */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,9 @@ const struct df_governor_ops *df_governor_find(const char *name) {
 
 /* `g` is zeroed memory or a governor initialized before. */
 void df_governor_init(struct df_governor *g, const struct df_governor_ops *ops) {
+        assert(g);
+        assert(ops);
+
         df_governor_done(g);
         g->ops = ops;
         for (size_t i = 0; i < ops->n_tunables; i++)
@@ -34,11 +38,15 @@ void df_governor_init(struct df_governor *g, const struct df_governor_ops *ops) 
 }
 
 void df_governor_done(struct df_governor *g) {
+        assert(g);
+
         free(g->passive_map);
         *g = (struct df_governor){};
 }
 
 int df_governor_tunable_index(const struct df_governor_ops *ops, const char *name) {
+        assert(ops);
+
         if (!name)
                 return -ENOENT;
         for (size_t i = 0; i < ops->n_tunables; i++)
@@ -48,6 +56,9 @@ int df_governor_tunable_index(const struct df_governor_ops *ops, const char *nam
 }
 
 int df_governor_validate(const struct df_governor_ops *ops, const uint32_t *values) {
+        assert(ops);
+        assert(values || ops->n_tunables == 0);
+
         for (size_t i = 0; i < ops->n_tunables; i++)
                 if (values[i] < ops->tunables[i].min || values[i] > ops->tunables[i].max)
                         return -ERANGE;
@@ -59,6 +70,8 @@ int df_governor_validate(const struct df_governor_ops *ops, const uint32_t *valu
 int df_governor_set_tunable(struct df_governor *g, const char *name, uint32_t value) {
         uint32_t values[DF_GOVERNOR_TUNABLES_MAX];
         int i, r;
+
+        assert(g);
 
         i = df_governor_tunable_index(g->ops, name);
         if (i < 0)
@@ -77,6 +90,8 @@ int df_governor_set_tunable(struct df_governor *g, const char *name, uint32_t va
 int df_governor_set_tunables(struct df_governor *g, const uint32_t *values) {
         int r;
 
+        assert(g);
+
         r = df_governor_validate(g->ops, values);
         if (r < 0)
                 return r;
@@ -87,6 +102,9 @@ int df_governor_set_tunables(struct df_governor *g, const uint32_t *values) {
 
 int df_governor_get_tunable(const struct df_governor *g, const char *name, uint32_t *ret) {
         int i;
+
+        assert(g);
+        assert(ret);
 
         i = df_governor_tunable_index(g->ops, name);
         if (i < 0)
@@ -104,6 +122,9 @@ static int passive_pair_compare(const void *a, const void *b) {
 /* n == 0 removes the map: passive falls back to index mapping. */
 int df_governor_set_passive_map(struct df_governor *g, const struct df_passive_pair *pairs, size_t n) {
         _cleanup_free_ struct df_passive_pair *map = NULL;
+
+        assert(g);
+        assert(pairs || n == 0);
 
         if (n > 0) {
                 map = malloc(n * sizeof(*map));
@@ -124,17 +145,24 @@ int df_governor_set_passive_map(struct df_governor *g, const struct df_passive_p
 
 /* Every governor forgets its history on (re)start; those that need `current` set it in ops->start. */
 void df_governor_start(struct df_governor *g, uint64_t current) {
+        assert(g);
+
         memset(&g->state, 0, sizeof(g->state));
         if (g->ops->start)
                 g->ops->start(g, current);
 }
 
 uint64_t df_governor_get_target(struct df_governor *g, const struct df_governor_input *in) {
+        assert(g);
+        assert(in);
+
         return g->ops->get_target(g, in);
 }
 
 /* Only the userspace governor owns the userspace state; for any other the value is ignored. */
 void df_governor_userspace_set(struct df_governor *g, uint64_t freq) {
+        assert(g);
+
         if (g->ops != &df_governor_userspace)
                 return;
         g->state.userspace.freq = freq;
@@ -155,6 +183,9 @@ static uint64_t add_sat(uint64_t a, uint64_t b) {
 }
 
 void df_dbs_sample_add(struct df_dbs_sample *a, const struct df_dbs_sample *b) {
+        assert(a);
+        assert(b);
+
         a->busy = add_sat(a->busy, b->busy);
         a->total = add_sat(a->total, b->total);
         a->duration_usec = add_sat(a->duration_usec, b->duration_usec);
@@ -169,6 +200,9 @@ static uint64_t idle_usec(const struct df_dbs_sample *s) {
 
 uint32_t df_dbs_update(
         uint32_t *prev_load, const struct df_dbs_sample *s, uint64_t period_usec, uint64_t *ret_idle_periods) {
+        assert(prev_load);
+        assert(s);
+
         uint64_t idle = idle_usec(s);
         bool long_idle = period_usec > 0 && idle > (unsigned __int128) period_usec * 2;
         uint32_t load;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* simple_ondemand: the kernel's devfreq load governor (governor_simpleondemand.c), integer-exact. */
 
+#include <assert.h>
 #include <errno.h>
 
 #include "governor.h"
@@ -20,6 +21,8 @@ int df_simple_ondemand_target(
         uint64_t busy, uint64_t total, uint64_t current, uint32_t upthreshold, uint32_t downdifferential,
         uint64_t *ret) {
         unsigned __int128 b;
+
+        assert(ret);
 
         /* Taken literally: the kernel would read a 0 as "use the default". */
         if (upthreshold == 0 || upthreshold > 100 || upthreshold < downdifferential)

@@ -2,6 +2,7 @@
 /* Load sources: busy and total time since the previous reading, from /proc/stat (the busiest of
  * a policy's CPUs), a file of cumulative counters, or a busy percentage. Read every tick. */
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -30,6 +31,8 @@ int df_load_spec_parse(const char *spec, enum df_load_kind *ret_kind, char **ret
         _cleanup_free_ char *name = NULL;
         const char *path;
         char *p = NULL;
+
+        assert(ret_kind);
 
         if (!spec)
                 return -EINVAL;
@@ -84,6 +87,8 @@ int df_load_source_open(
         size_t n_cpus, struct df_load_source **ret) {
         _cleanup_(df_load_source_freep) struct df_load_source *s = NULL;
         int r;
+
+        assert(ret);
 
         if (kind < 0 || kind >= _DF_LOAD_KIND_MAX)
                 return -EINVAL;
@@ -322,6 +327,11 @@ static int sample_kind(struct df_load_source *s, uint64_t *ret_busy, uint64_t *r
 int df_load_source_sample(
         struct df_load_source *s, uint64_t now_usec, uint64_t *ret_busy, uint64_t *ret_total,
         uint64_t *ret_duration_usec) {
+        assert(s);
+        assert(ret_busy);
+        assert(ret_total);
+        assert(ret_duration_usec);
+
         uint64_t prev = s->prev_usec;
         int r = sample_kind(s, ret_busy, ret_total);
 

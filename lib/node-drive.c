@@ -2,6 +2,7 @@
 /* Driving a node as a device's backend: prepare (the userspace governor, or min/max limits), the
  * backend ops, the one helper that writes, and the re-checks for foreign writers and the governor. */
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -16,6 +17,8 @@
 
 void node_set_error(struct df_node *n, const char *fmt, ...) {
         va_list ap;
+
+        assert(n);
 
         va_start(ap, fmt);
         vsnprintf(n->error, sizeof(n->error), fmt, ap);
@@ -48,6 +51,10 @@ static uint64_t to_node_units(const struct df_node *n, uint64_t hz, enum roundin
  */
 int node_write(struct df_node *n, int fd, const char *attr, const char *value, bool restoring) {
         int r;
+
+        assert(n);
+        assert(attr);
+        assert(value);
 
         if (n->dry_run) {
                 df_logf(&n->log, LOG_INFO, "would write %s to %s/%s", value, n->path, attr);
@@ -111,6 +118,8 @@ static int select_userspace(struct df_node *n) {
 
 int df_node_prepare(struct df_node *n, enum df_mode mode) {
         int r;
+
+        assert(n);
 
         node_clear_error(n);
 
@@ -262,6 +271,8 @@ static bool shows_written(const struct df_node *n, const char *seen, uint64_t wr
 }
 
 int df_node_check_limits(struct df_node *n) {
+        assert(n);
+
         const struct kind_attrs *a = node_attrs(n);
         char min[DF_ATTR_VALUE_MAX], max[DF_ATTR_VALUE_MAX];
         bool min_ours, max_ours;
@@ -306,6 +317,10 @@ int df_node_check_limits(struct df_node *n) {
 void df_node_found_range(const struct df_node *n, uint64_t *ret_min, uint64_t *ret_max) {
         uint64_t v;
 
+        assert(n);
+        assert(ret_min);
+        assert(ret_max);
+
         *ret_min = 0;
         *ret_max = UINT64_MAX;
         if (df_safe_atou64(n->found_min, &v) >= 0 && v > 0 && node_to_hz(n, v) > n->hw_min)
@@ -317,6 +332,8 @@ void df_node_found_range(const struct df_node *n, uint64_t *ret_min, uint64_t *r
 int df_node_check_foreign(struct df_node *n, uint64_t *ret_seen) {
         uint64_t v;
         int r;
+
+        assert(n);
 
         node_clear_error(n);
 
@@ -337,6 +354,8 @@ int df_node_check_foreign(struct df_node *n, uint64_t *ret_seen) {
 
 int df_node_check_kernel_governor(struct df_node *n) {
         int r;
+
+        assert(n);
 
         node_clear_error(n);
 

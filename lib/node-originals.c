@@ -2,6 +2,7 @@
 /* A node's original settings: reading them before the first write, checking a record against the
  * node before trusting it, and writing them back. */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +14,9 @@
 #include "units.h"
 
 int df_node_read_originals(struct df_node *n, struct df_originals *ret) {
+        assert(n);
+        assert(ret);
+
         const struct kind_attrs *a = node_attrs(n);
         struct df_originals o = {};
         uint64_t v;
@@ -55,6 +59,9 @@ static bool value_fits(const struct df_node *n, const char *value, bool zero_ok)
 }
 
 int df_node_check_originals(struct df_node *n, const struct df_originals *o) {
+        assert(n);
+        assert(o);
+
         bool devfreq = n->kind == DF_KIND_DEVFREQ;
         const struct {
                 const char *what, *value;
@@ -100,6 +107,8 @@ static bool at_bound(const char *value, const char *bound, bool is_min) {
 }
 
 int node_write_limits(struct df_node *n, const char *min, const char *max, const char *hw_min, const char *hw_max) {
+        assert(n);
+
         const struct kind_attrs *a = node_attrs(n);
         bool devfreq = n->kind == DF_KIND_DEVFREQ;
         uint64_t new_min, cur_max;
@@ -125,6 +134,8 @@ int node_write_limits(struct df_node *n, const char *min, const char *max, const
 
 int df_node_restore(struct df_node *n, const struct df_originals *o) {
         int r, k;
+
+        assert(n);
 
         node_clear_error(n);
 

@@ -2,6 +2,7 @@
 /* The kernel's own statistics of a node, devfreq's trans_stat or cpufreq_stats, read into tables
  * in ascending frequency order, and their reset. */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,6 +289,13 @@ int df_node_read_kernel_stats(
         _cleanup_(kstats_done) struct kstats s = {};
         int r;
 
+        assert(n);
+        assert(ret_freqs);
+        assert(ret_time_ms);
+        assert(ret_trans);
+        assert(ret_n);
+        assert(ret_total);
+
         if (n->kind == DF_KIND_DEVFREQ) {
                 _cleanup_free_ char *text = NULL;
 
@@ -311,6 +319,8 @@ int df_node_read_kernel_stats(
 }
 
 int df_node_reset_kernel_stats(struct df_node *n) {
+        assert(n);
+
         node_clear_error(n);
         if (n->kind == DF_KIND_DEVFREQ)
                 return node_write(n, -EBADF, "trans_stat", "0", false);

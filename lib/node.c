@@ -2,6 +2,7 @@
 /* A devfreq node or cpufreq policy: opening and discovery, its frequencies, the kernel governors.
  * Driving it is node-drive.c, its originals node-originals.c; kHz exists only in lib/node*.c. */
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +38,8 @@ static const char *const kind_table[_DF_KIND_MAX] = {
 DEFINE_STRING_TABLE(df_kind, enum df_kind, kind_table, _DF_KIND_MAX, _DF_KIND_INVALID)
 
 const struct kind_attrs *node_attrs(const struct df_node *n) {
+        assert(n);
+
         return &kind_attrs[n->kind];
 }
 
@@ -49,6 +52,8 @@ static bool has_attr(int dirfd, const char *name) {
 /* A whole attribute of any size (lists, statistics): not for the hot path. */
 int node_read_text(int dirfd, const char *name, char **ret) {
         _cleanup_close_ int fd = df_attr_open(dirfd, name, O_RDONLY);
+
+        assert(ret);
 
         if (fd < 0)
                 return fd;
@@ -97,6 +102,8 @@ uint64_t node_to_hz(const struct df_node *n, uint64_t v) {
 }
 
 void node_close_kept(struct df_node *n) {
+        assert(n);
+
         n->applied_fd = safe_close(n->applied_fd);
         n->min_fd = safe_close(n->min_fd);
         n->max_fd = safe_close(n->max_fd);
@@ -199,6 +206,8 @@ int df_node_open(const struct df_root *root, const char *path, struct df_node **
         const char *slash;
         int r;
 
+        assert(ret);
+
         r = df_root_resolve(root, path, &canonical);
         if (r < 0)
                 return r;
@@ -249,6 +258,8 @@ bool df_node_exists(const struct df_node *n) {
 
 bool df_node_online(const struct df_node *n) {
         _cleanup_free_ char *text = NULL;
+
+        assert(n);
 
         if (n->kind != DF_KIND_CPUFREQ)
                 return true;
@@ -313,6 +324,9 @@ int df_node_discover(const struct df_root *root, char ***ret, size_t *ret_n) {
         size_t n = 0;
         int r;
 
+        assert(ret);
+        assert(ret_n);
+
         r = list_dir(root, "/sys/class/devfreq", false, &v, &n);
         if (r >= 0)
                 r = list_dir(root, "/sys/devices/system/cpu/cpufreq", true, &v, &n);
@@ -357,6 +371,10 @@ int df_node_read_frequencies(struct df_node *n, uint64_t step, uint64_t **ret, s
         _cleanup_free_ char *text = NULL;
         int r;
 
+        assert(n);
+        assert(ret);
+        assert(ret_n);
+
         if (n->kind == DF_KIND_CPUFREQ && !n->has_table)
                 return synthetic_table(n, step, ret, ret_n);
         r = node_read_text(n->dirfd, node_attrs(n)->frequencies, &text);
@@ -368,6 +386,9 @@ int df_node_read_frequencies(struct df_node *n, uint64_t step, uint64_t **ret, s
 int df_node_read_current(struct df_node *n, uint64_t *ret) {
         uint64_t v;
         int r;
+
+        assert(n);
+        assert(ret);
 
         r = df_attr_read_u64(n->dirfd, node_attrs(n)->cur, &v);
         if (r < 0)
@@ -382,6 +403,9 @@ int df_node_kernel_governor(struct df_node *n, char *buf, size_t size) {
         char gov[DF_ATTR_VALUE_MAX];
         size_t len;
         int r;
+
+        assert(n);
+        assert(buf);
 
         /* The caller's buffer keeps its old contents on failure (the daemon shows it as it is). */
         r = node_read_word(n->dirfd, node_attrs(n)->governor, gov, sizeof(gov));
@@ -399,6 +423,10 @@ int df_node_kernel_governors(struct df_node *n, char ***ret, size_t *ret_n) {
         char **v = NULL, *save = NULL;
         size_t k = 0;
         int r;
+
+        assert(n);
+        assert(ret);
+        assert(ret_n);
 
         r = node_read_text(n->dirfd, node_attrs(n)->governors, &text);
         if (r < 0)
@@ -418,6 +446,8 @@ int df_node_offers_governor(struct df_node *n, const char *name) {
         _cleanup_free_ char *text = NULL;
         int r;
 
+        assert(n);
+
         if (!df_name_valid(name))
                 return 0;
         r = node_read_text(n->dirfd, node_attrs(n)->governors, &text);
@@ -428,6 +458,8 @@ int df_node_offers_governor(struct df_node *n, const char *name) {
 
 int df_node_set_kernel_governor(struct df_node *n, const char *name) {
         int r;
+
+        assert(n);
 
         node_clear_error(n);
         r = df_node_offers_governor(n, name);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Operating-performance-point tables: a sorted array with the kernel OPP library's lookups and notifier rules. */
 
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -10,15 +11,21 @@
 #include "opp.h"
 
 void df_opp_table_init(struct df_opp_table *t) {
+        assert(t);
+
         *t = (struct df_opp_table){};
 }
 
 void df_opp_table_done(struct df_opp_table *t) {
+        assert(t);
+
         free(t->opps);
         *t = (struct df_opp_table){};
 }
 
 void df_opp_table_set_notifier(struct df_opp_table *t, df_opp_notify_t notify, void *userdata) {
+        assert(t);
+
         t->notify = notify;
         t->notify_userdata = userdata;
 }
@@ -44,6 +51,8 @@ static size_t opp_bound(const struct df_opp_table *t, uint64_t f, bool upper) {
 }
 
 int df_opp_find(const struct df_opp_table *t, uint64_t freq) {
+        assert(t);
+
         size_t i = opp_bound(t, freq, false);
 
         if (i >= t->n || t->opps[i].freq != freq)
@@ -55,6 +64,8 @@ int df_opp_find(const struct df_opp_table *t, uint64_t freq) {
 int df_opp_add(struct df_opp_table *t, uint64_t freq, uint32_t microvolt, uint32_t latency_us) {
         size_t i;
         int r;
+
+        assert(t);
 
         if (freq == 0)
                 return -EINVAL;
@@ -92,6 +103,8 @@ int df_opp_remove(struct df_opp_table *t, uint64_t freq) {
         struct df_opp removed;
         int i;
 
+        assert(t);
+
         i = df_opp_find(t, freq);
         if (i < 0)
                 return i;
@@ -106,6 +119,8 @@ int df_opp_remove(struct df_opp_table *t, uint64_t freq) {
 /* kernel: _opp_set_availability(): no notification unless the state flips. */
 int df_opp_set_enabled(struct df_opp_table *t, uint64_t freq, bool enabled) {
         int i;
+
+        assert(t);
 
         i = df_opp_find(t, freq);
         if (i < 0)
@@ -128,6 +143,9 @@ int df_opp_disable(struct df_opp_table *t, uint64_t freq) {
 
 /* kernel: dev_pm_opp_find_freq_ceil(): the first available point at or above *freq. */
 int df_opp_find_ceil(const struct df_opp_table *t, uint64_t *freq) {
+        assert(t);
+        assert(freq);
+
         for (size_t i = opp_bound(t, *freq, false); i < t->n; i++)
                 if (t->opps[i].enabled) {
                         *freq = t->opps[i].freq;
@@ -138,6 +156,9 @@ int df_opp_find_ceil(const struct df_opp_table *t, uint64_t *freq) {
 
 /* kernel: dev_pm_opp_find_freq_floor(): the last available point at or below *freq. */
 int df_opp_find_floor(const struct df_opp_table *t, uint64_t *freq) {
+        assert(t);
+        assert(freq);
+
         size_t i = opp_bound(t, *freq, true);
 
         while (i > 0) {
@@ -152,6 +173,8 @@ int df_opp_find_floor(const struct df_opp_table *t, uint64_t *freq) {
 
 /* kernel: dev_pm_opp_find_freq_exact(): the availability must equal `enabled`. */
 int df_opp_find_exact(const struct df_opp_table *t, uint64_t freq, bool enabled) {
+        assert(t);
+
         int i = df_opp_find(t, freq);
 
         if (i < 0 || t->opps[i].enabled != enabled)
@@ -163,6 +186,8 @@ int df_opp_find_exact(const struct df_opp_table *t, uint64_t freq, bool enabled)
 size_t df_opp_count_enabled(const struct df_opp_table *t) {
         size_t k = 0;
 
+        assert(t);
+
         for (size_t i = 0; i < t->n; i++)
                 if (t->opps[i].enabled)
                         k++;
@@ -172,6 +197,9 @@ size_t df_opp_count_enabled(const struct df_opp_table *t) {
 /* kernel: devfreq_recommended_opp() */
 int df_opp_recommended(const struct df_opp_table *t, uint64_t *freq, unsigned flags) {
         int i;
+
+        assert(t);
+        assert(freq);
 
         if (flags & DF_FLAG_LEAST_UPPER_BOUND) {
                 i = df_opp_find_floor(t, freq);
@@ -201,6 +229,8 @@ static size_t freqs_bound(const uint64_t *v, size_t n, uint64_t f, bool upper) {
 }
 
 int df_freqs_ceil(const uint64_t *v, size_t n, uint64_t f) {
+        assert(v || n == 0);
+
         size_t i = freqs_bound(v, n, f, false);
 
         if (i >= n || i > INT_MAX)
@@ -209,6 +239,8 @@ int df_freqs_ceil(const uint64_t *v, size_t n, uint64_t f) {
 }
 
 int df_freqs_floor(const uint64_t *v, size_t n, uint64_t f) {
+        assert(v || n == 0);
+
         size_t i = freqs_bound(v, n, f, true);
 
         if (i == 0 || i - 1 > INT_MAX)

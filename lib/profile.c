@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The profile decision for one device: pure, from the configuration's lines and the device's spec. */
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -89,6 +90,9 @@ static void decide_tunable(
 void df_profile_decide(
         const struct df_config_profile *p, const struct df_device_spec *s, const struct df_governor_ops *base,
         df_profile_offers_t offers, void *userdata, struct df_profile_decision *ret) {
+        assert(s);
+        assert(ret);
+
         struct df_profile_decision *d = ret;
         const struct df_config_profile_line *l;
         const struct df_governor_ops *ops;
@@ -120,10 +124,15 @@ bool df_profile_sets_tunable(
         const struct df_profile_decision *d, const struct df_governor_ops *ops, const char *name) {
         int k = ops ? df_governor_tunable_index(ops, name) : -1;
 
+        assert(d);
+
         return k >= 0 && (d->tunable_mask & (1u << k));
 }
 
 bool df_profile_decision_equal(const struct df_profile_decision *a, const struct df_profile_decision *b) {
+        assert(a);
+        assert(b);
+
         return a->governor_set == b->governor_set && a->governor == b->governor &&
                 streq(a->kernel_governor, b->kernel_governor) && a->tunable_mask == b->tunable_mask &&
                 memcmp(a->tunables, b->tunables, sizeof(a->tunables)) == 0 && a->min_freq == b->min_freq &&

@@ -2,6 +2,7 @@
 /* Resolving a device's spec from its section and its node, building the device from it, and the
  * configuration's values that persisted choices are compared with. */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -17,6 +18,9 @@ enum df_load_kind df_spec_default_load(enum df_kind kind) {
 }
 
 int df_spec_check_governor(const struct df_device_spec *s, const struct df_governor_ops *ops) {
+        assert(s);
+        assert(ops);
+
         if (ops->polls && s->load == DF_LOAD_NONE)
                 return -ENOMEDIUM;
         if (ops == &df_governor_passive && !s->parent)
@@ -185,6 +189,11 @@ int df_spec_resolve(
         _cleanup_(df_spec_freep) struct df_device_spec *s = calloc(1, sizeof(*s));
         int r;
 
+        assert(c);
+        assert(name);
+        assert(node);
+        assert(ret);
+
         if (!s || !(s->name = strdup(name)) || !(s->path = strdup(node->path)))
                 return -ENOMEM;
         s->configured = cd != NULL;
@@ -210,6 +219,9 @@ int df_spec_make_device(
         const struct df_device_spec *s, uint64_t current, uint64_t now_usec, struct df_device **ret) {
         _cleanup_(df_device_freep) struct df_device *d = NULL;
         int r;
+
+        assert(s);
+        assert(ret);
 
         r = df_device_new(s->name, s->mode, &d);
         if (r < 0)
@@ -245,6 +257,10 @@ int df_spec_make_device(
 void df_spec_range(const struct df_device_spec *s, uint64_t *ret_min, uint64_t *ret_max) {
         uint64_t lo = 0, hi = 0;
 
+        assert(s);
+        assert(ret_min);
+        assert(ret_max);
+
         for (size_t i = 0; i < s->n_points; i++)
                 if (s->points[i].enabled) {
                         lo = lo ? lo : s->points[i].freq;
@@ -256,12 +272,18 @@ void df_spec_range(const struct df_device_spec *s, uint64_t *ret_min, uint64_t *
 }
 
 void df_spec_config_governor(const struct df_device_spec *s, char *buf, size_t size) {
+        assert(s);
+        assert(buf);
+
         snprintf(
                 buf, size, "%s:%s", df_mode_to_string(s->mode),
                 s->mode == DF_MODE_GOVERN ? s->governor->name : strempty(s->kernel_governor));
 }
 
 void df_spec_config_initial(const struct df_device_spec *s, char *buf, size_t size) {
+        assert(s);
+        assert(buf);
+
         if (s->initial_set)
                 snprintf(buf, size, "%" PRIu64, s->initial_freq);
         else
@@ -269,6 +291,9 @@ void df_spec_config_initial(const struct df_device_spec *s, char *buf, size_t si
 }
 
 void df_spec_config_tunable(const struct df_device_spec *s, const char *name, char *buf, size_t size) {
+        assert(s);
+        assert(buf);
+
         snprintf(buf, size, "-");
         for (size_t i = 0; i < s->n_config_tunables; i++)
                 if (streq(s->config_tunables[i].name, name))
@@ -276,6 +301,8 @@ void df_spec_config_tunable(const struct df_device_spec *s, const char *name, ch
 }
 
 const char *df_spec_config_point(const struct df_device_spec *s, uint64_t freq) {
+        assert(s);
+
         for (size_t i = 0; i < s->n_points; i++)
                 if (s->points[i].freq == freq && !s->points[i].enabled)
                         return "disabled";
@@ -287,6 +314,9 @@ static bool str_equal(const char *a, const char *b) {
 }
 
 bool df_spec_equal(const struct df_device_spec *a, const struct df_device_spec *b) {
+        assert(a);
+        assert(b);
+
         if (!str_equal(a->name, b->name) || !str_equal(a->path, b->path) || a->configured != b->configured ||
             a->kind != b->kind || a->mode != b->mode || a->governor != b->governor ||
             !str_equal(a->kernel_governor, b->kernel_governor) || a->load != b->load ||
@@ -315,6 +345,9 @@ bool df_spec_equal(const struct df_device_spec *a, const struct df_device_spec *
 void df_spec_print(const struct df_device_spec *s, FILE *out) {
         char a[DF_FREQ_STRING_MAX], b[DF_FREQ_STRING_MAX], v[DF_VOLTAGE_STRING_MAX], t[DF_DURATION_STRING_MAX];
         uint64_t min, max;
+
+        assert(s);
+        assert(out);
 
         df_spec_range(s, &min, &max);
         fprintf(out, "%s\n", s->name);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Per-device transition statistics, accounted as the kernel's devfreq core does, in µs. */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,6 +20,9 @@ static int stats_index(const struct df_stats *s, uint64_t freq) {
 
 int df_stats_init(struct df_stats *s, const uint64_t *freqs, size_t n, uint64_t now_usec) {
         _cleanup_free_ uint64_t *f = NULL, *t = NULL, *tr = NULL;
+
+        assert(s);
+        assert(freqs || n == 0);
 
         if (n == 0 || n > DF_STATS_MAX_STATES)
                 return -EINVAL;
@@ -41,6 +45,8 @@ int df_stats_init(struct df_stats *s, const uint64_t *freqs, size_t n, uint64_t 
 }
 
 void df_stats_done(struct df_stats *s) {
+        assert(s);
+
         free(s->freqs);
         free(s->time_us);
         free(s->trans);
@@ -50,6 +56,8 @@ void df_stats_done(struct df_stats *s) {
 /* kernel: devfreq_update_status() */
 int df_stats_update(struct df_stats *s, uint64_t freq, uint64_t now_usec) {
         int next;
+
+        assert(s);
 
         if (s->cur >= 0 && now_usec > s->last_update)
                 s->time_us[s->cur] += now_usec - s->last_update;
@@ -69,6 +77,8 @@ int df_stats_update(struct df_stats *s, uint64_t freq, uint64_t now_usec) {
 }
 
 void df_stats_reset(struct df_stats *s, uint64_t now_usec) {
+        assert(s);
+
         memset(s->time_us, 0, s->n * sizeof(uint64_t));
         memset(s->trans, 0, s->n * s->n * sizeof(uint64_t));
         s->total = 0;
@@ -76,6 +86,9 @@ void df_stats_reset(struct df_stats *s, uint64_t now_usec) {
 }
 
 int df_stats_time_ms(const struct df_stats *s, uint64_t now_usec, uint64_t **ret) {
+        assert(s);
+        assert(ret);
+
         uint64_t *ms = malloc(s->n * sizeof(uint64_t));
 
         if (!ms)
@@ -97,6 +110,8 @@ int df_stats_format_table(
         char *text = NULL;
         size_t size = 0;
         FILE *f;
+
+        assert(ret);
 
         f = open_memstream(&text, &size);
         if (!f)
@@ -131,6 +146,9 @@ int df_stats_format_table(
 }
 
 int df_stats_format(const struct df_stats *s, uint64_t now_usec, char **ret) {
+        assert(s);
+        assert(ret);
+
         _cleanup_free_ uint64_t *ms = NULL;
         /* Frequencies are never 0, so 0 marks no row when nothing in the table is in force. */
         uint64_t current = s->cur >= 0 ? s->freqs[s->cur] : 0;

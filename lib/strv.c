@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A NULL-terminated array of strings with its length beside it. */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,9 @@ char **strv_free(char **v, size_t n) {
 int strv_consume(char ***v, size_t *n, char *s) {
         char **nv;
 
+        assert(v);
+        assert(n);
+
         if (!s)
                 return -ENOMEM;
         nv = reallocarray(*v, *n + 2, sizeof(char *));
@@ -31,5 +35,7 @@ int strv_consume(char ***v, size_t *n, char *s) {
 }
 
 int strv_push(char ***v, size_t *n, const char *s) {
+        assert(s);
+
         return strv_consume(v, n, strdup(s));
 }

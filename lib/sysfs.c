@@ -2,6 +2,7 @@
 /* sysfs and procfs I/O under a root directory: confined opens, pread of kept-open attributes,
  * whole-value writes, and the parsers for the lists the kernel prints. */
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -40,6 +41,8 @@ static bool path_under(const char *p, const char *dir) {
 int df_root_open(const char *path, struct df_root *ret) {
         _cleanup_close_ int fd = -EBADF;
         char *p;
+
+        assert(ret);
 
         if (!path || !*path)
                 return -EINVAL;
@@ -321,7 +324,9 @@ int df_root_open_path(const struct df_root *r, const char *path, int flags) {
         _cleanup_close_ int fd = -EBADF;
         int k;
 
-        if (!r || r->fd < 0 || df_path_check(path) < 0)
+        assert(r);
+
+        if (r->fd < 0 || df_path_check(path) < 0)
                 return -EINVAL;
         fd = open_confined(r->fd, path, flags, true);
         if (fd < 0)
@@ -335,6 +340,8 @@ int df_root_open_path(const struct df_root *r, const char *path, int flags) {
 int df_root_resolve(const struct df_root *r, const char *path, char **ret) {
         _cleanup_close_ int fd = -EBADF;
 
+        assert(ret);
+
         fd = df_root_open_path(r, path, O_PATH);
         if (fd < 0)
                 return fd;
@@ -342,13 +349,17 @@ int df_root_resolve(const struct df_root *r, const char *path, char **ret) {
 }
 
 int df_attr_open(int dirfd, const char *name, int flags) {
-        if (!name || !*name)
+        assert(name);
+
+        if (!*name)
                 return -EINVAL;
         return open_confined(dirfd, name, flags, false);
 }
 
 ssize_t df_attr_pread(int fd, char *buf, size_t size) {
         ssize_t n;
+
+        assert(buf);
 
         if (size == 0)
                 return -EFBIG;
@@ -390,6 +401,8 @@ int df_attr_pread_u64(int fd, uint64_t *ret) {
         char buf[64];
         ssize_t n;
 
+        assert(ret);
+
         n = df_attr_pread(fd, buf, sizeof(buf));
         if (n < 0)
                 return (int) n;
@@ -405,6 +418,8 @@ int df_attr_read_u64(int dirfd, const char *name, uint64_t *ret) {
 }
 
 int df_attr_pwrite(int fd, const char *value) {
+        assert(value);
+
         size_t len = strlen(value);
         ssize_t n;
 
@@ -448,8 +463,11 @@ int df_parse_frequency_list(const char *text, uint64_t scale, uint64_t **ret, si
         size_t n = 0, allocated = 0, kept;
         const char *p = text;
 
-        if (!text || scale == 0)
-                return -EINVAL;
+        assert(text);
+        assert(scale > 0);
+        assert(ret);
+        assert(ret_n);
+
         for (;;) {
                 size_t len;
                 uint64_t f;

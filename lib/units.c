@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Exact parsing and formatting of frequencies, durations, voltages and latencies, and checked integers. */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -56,6 +57,9 @@ static bool ascii_caseeq(const char *a, const char *b) {
 int df_digits_to_u64(const char *s, size_t len, uint64_t *ret) {
         uint64_t v = 0;
 
+        assert(s || len == 0);
+        assert(ret);
+
         if (len == 0)
                 return -EINVAL;
         for (size_t i = 0; i < len; i++) {
@@ -74,6 +78,8 @@ int df_digits_to_u64(const char *s, size_t len, uint64_t *ret) {
 int df_safe_atou64(const char *s, uint64_t *ret) {
         size_t len;
 
+        assert(ret);
+
         if (!s)
                 return -EINVAL;
         len = strlen(s);
@@ -83,6 +89,8 @@ int df_safe_atou64(const char *s, uint64_t *ret) {
 int df_safe_atou32(const char *s, uint32_t *ret) {
         uint64_t v;
         int r;
+
+        assert(ret);
 
         r = df_safe_atou64(s, &v);
         if (r < 0)
@@ -169,16 +177,22 @@ static int parse_units(const char *s, const struct unit *units, size_t n_units, 
 }
 
 int df_parse_frequency(const char *s, uint64_t *ret_hz) {
+        assert(ret_hz);
+
         return parse_units(s, frequency_units, ELEMENTSOF(frequency_units), true, ret_hz);
 }
 
 int df_parse_duration(const char *s, uint64_t *ret_usec) {
+        assert(ret_usec);
+
         return parse_units(s, duration_units, ELEMENTSOF(duration_units), false, ret_usec);
 }
 
 int df_parse_voltage(const char *s, uint32_t *ret_microvolt) {
         uint64_t v;
         int r;
+
+        assert(ret_microvolt);
 
         r = parse_units(s, voltage_units, ELEMENTSOF(voltage_units), false, &v);
         if (r < 0)
@@ -192,6 +206,8 @@ int df_parse_voltage(const char *s, uint32_t *ret_microvolt) {
 int df_parse_latency(const char *s, uint32_t *ret_usec) {
         uint64_t v;
         int r;
+
+        assert(ret_usec);
 
         r = df_parse_duration(s, &v);
         if (r < 0)
@@ -231,11 +247,15 @@ static const char *format_units(char *buf, size_t size, uint64_t v, const struct
 }
 
 const char *df_format_frequency(char buf[static DF_FREQ_STRING_MAX], uint64_t hz) {
+        assert(buf);
+
         return format_units(buf, DF_FREQ_STRING_MAX, hz, frequency_units, ELEMENTSOF(frequency_units));
 }
 
 const char *df_format_frequency_compact(char buf[static DF_FREQ_STRING_MAX], uint64_t hz) {
         const struct unit *u = &frequency_units[0];
+
+        assert(buf);
 
         /* The largest unit that keeps the value an integer, so it parses back identically. */
         for (size_t i = 0; i < ELEMENTSOF(frequency_units); i++)
@@ -246,10 +266,14 @@ const char *df_format_frequency_compact(char buf[static DF_FREQ_STRING_MAX], uin
 }
 
 const char *df_format_duration(char buf[static DF_DURATION_STRING_MAX], uint64_t usec) {
+        assert(buf);
+
         return format_units(buf, DF_DURATION_STRING_MAX, usec, duration_units, ELEMENTSOF(duration_units));
 }
 
 const char *df_format_voltage(char buf[static DF_VOLTAGE_STRING_MAX], uint32_t microvolt) {
+        assert(buf);
+
         return format_units(buf, DF_VOLTAGE_STRING_MAX, microvolt, voltage_units, ELEMENTSOF(voltage_units));
 }
 

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,15 +15,25 @@
 #include "macro.h"
 #include "test-helpers.h"
 
-int df_test_run(Suite *s) {
+static int run(Suite *s, bool forked) {
         SRunner *sr = srunner_create(s);
         int failed;
 
+        if (forked)
+                srunner_set_fork_status(sr, CK_FORK);
         srunner_set_tap(sr, "-");
         srunner_run_all(sr, CK_SILENT);
         failed = srunner_ntests_failed(sr);
         srunner_free(sr);
         return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+int df_test_run(Suite *s) {
+        return run(s, false);
+}
+
+int df_test_run_forked(Suite *s) {
+        return run(s, true);
 }
 
 char *df_test_vector_path(const char *name) {

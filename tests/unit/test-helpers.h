@@ -8,6 +8,10 @@
 /* Run one suite with TAP on stdout (automake's tap-driver counts each test); exit status. */
 int df_test_run(Suite *s);
 
+/* df_test_run() with every test in a child process whatever CK_FORK says: for tests that expect a
+ * signal (tcase_add_test_raise_signal), which would end the whole suite without fork mode. */
+int df_test_run_forked(Suite *s);
+
 /*
  * Path of a file under tests/vectors/ in the source tree (top_srcdir from the environment,
  * as make check sets it, else the directory the test was built from). Caller frees.
