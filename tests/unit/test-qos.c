@@ -384,7 +384,8 @@ static void churn_check(struct churn *c) {
                 count[r->type]++;
                 if (r->type == DF_QOS_MIN_FREQUENCY ? r->value > agg[r->type] : r->value < agg[r->type])
                         agg[r->type] = r->value;
-                if (r->heap_index >= c->q.lists[r->type].n || c->q.lists[r->type].heap[r->heap_index] != r)
+                if (r->heap_index == 0 || r->heap_index > c->q.lists[r->type].n ||
+                    c->q.lists[r->type].items[r->heap_index - 1] != r)
                         slots_ok = false;
         }
         ck_assert_msg(slots_ok, "op %zu: a request is not where its heap_index says", c->ops);
@@ -474,11 +475,11 @@ START_TEST(test_churn) {
          */
         for (size_t k = 0; k < 3 * CHURN_REQUESTS; k++) {
                 uint64_t pick = next_random(&state);
-                const struct df_qos_list *l = &c.q.lists[(pick >> 8) % _DF_QOS_TYPE_MAX];
+                const struct df_heap *l = &c.q.lists[(pick >> 8) % _DF_QOS_TYPE_MAX];
                 struct df_qos_request *req = &c.reqs[(pick >> 16) % CHURN_REQUESTS];
 
                 if (pick % 4 == 0 && l->n > 0)
-                        req = l->heap[0];
+                        req = df_heap_peek(l);
 
                 if (!df_qos_request_active(req))
                         churn_add(&c, req, &state);
