@@ -66,6 +66,13 @@ char *df_test_read_file(const char *path) {
         return buf;
 }
 
+uint64_t df_test_random(uint64_t *state) {
+        *state ^= *state >> 12;
+        *state ^= *state << 25;
+        *state ^= *state >> 27;
+        return *state * UINT64_C(2685821657736338717);
+}
+
 size_t df_test_lines(char *text, char ***ret) {
         char **lines = NULL;
         size_t n = 0;
