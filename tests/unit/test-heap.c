@@ -124,11 +124,7 @@ fill_small(struct df_heap *h, const struct df_heap_ops *ops, struct item items[S
 
         for (size_t i = 0; i < SMALL; i++)
                 order[i] = i;
-        for (size_t i = SMALL - 1; i > 0; i--) {
-                size_t j = df_test_random(&state) % (i + 1), t = order[i];
-                order[i] = order[j];
-                order[j] = t;
-        }
+        df_test_shuffle(order, SMALL, &state);
         for (size_t i = 0; i < SMALL; i++) {
                 items[order[i]] = (struct item){ .key = (int64_t) order[i] * 10 };
                 ref[i] = (int64_t) i * 10;

@@ -24,6 +24,8 @@ size_t df_test_lines(char *text, char ***ret);
 
 /* xorshift64* (the state must not be 0): random tests start from a fixed seed, so a failure reproduces. */
 uint64_t df_test_random(uint64_t *state);
+/* Put the `n` entries of `v` in a random order (Fisher-Yates) drawn from df_test_random(state). */
+void df_test_shuffle(size_t *v, size_t n, uint64_t *state);
 
 /* --- a fake root in a temporary directory --------------------------------------------------------- */
 /* Paths below a root are relative to it ("sys/class/devfreq/gpu"). Each helper fails the test

@@ -453,11 +453,7 @@ START_TEST(test_churn) {
         /* Add every request in a shuffled order. */
         for (size_t i = 0; i < CHURN_REQUESTS; i++)
                 order[i] = i;
-        for (size_t i = CHURN_REQUESTS - 1; i > 0; i--) {
-                size_t j = df_test_random(&state) % (i + 1), tmp = order[i];
-                order[i] = order[j];
-                order[j] = tmp;
-        }
+        df_test_shuffle(order, CHURN_REQUESTS, &state);
         for (size_t i = 0; i < CHURN_REQUESTS; i++)
                 churn_add(&c, &c.reqs[order[i]], &state);
 
@@ -482,11 +478,7 @@ START_TEST(test_churn) {
         }
 
         /* Remove the rest in a random order down to empty lists. */
-        for (size_t i = CHURN_REQUESTS - 1; i > 0; i--) {
-                size_t j = df_test_random(&state) % (i + 1), tmp = order[i];
-                order[i] = order[j];
-                order[j] = tmp;
-        }
+        df_test_shuffle(order, CHURN_REQUESTS, &state);
         for (size_t i = 0; i < CHURN_REQUESTS; i++)
                 if (df_qos_request_active(&c.reqs[order[i]]))
                         churn_remove(&c, &c.reqs[order[i]]);
