@@ -55,17 +55,17 @@ START_TEST(test_ids_distinct) {
         uint64_t *ids = calloc(MANY_IDS, sizeof(*ids));
 
         ck_assert_ptr_nonnull(ids);
-        for (size_t i = 0; i < MANY_IDS; i++) {
+        for (size_t i = 0; i < MANY_IDS; i++)
                 ids[i] = df_idgen_next(&g);
-                ck_assert_uint_ne(ids[i], 0);
-        }
         /* The key came from the random pool; another generator draws another. */
         ck_assert(g.key[0] != 0 || g.key[1] != 0);
         ck_assert_uint_ne(df_idgen_next(&other), ids[0]);
 
         qsort(ids, MANY_IDS, sizeof(*ids), cmp_u64);
+        ck_assert_uint_ne(ids[0], 0);
         for (size_t i = 1; i < MANY_IDS; i++)
-                ck_assert_msg(ids[i] != ids[i - 1], "id %" PRIu64 " came twice", ids[i]);
+                if (ids[i] == ids[i - 1])
+                        ck_abort_msg("id %" PRIu64 " came twice", ids[i]);
         /* Not a counter: the ids spread over the whole range. */
         ck_assert_uint_lt(ids[0], UINT64_MAX / 1000);
         ck_assert_uint_gt(ids[MANY_IDS - 1], UINT64_MAX / 1000 * 999);
@@ -200,14 +200,16 @@ START_TEST(test_growth_and_iteration) {
         df_idgen_init(&g, key);
         for (size_t k = 0; k < GROWTH; k++) {
                 ids[k] = df_idgen_next(&g);
-                ck_assert_int_eq(df_idtable_insert(&t, ids[k], &ids[k]), 0);
+                if (df_idtable_insert(&t, ids[k], &ids[k]) < 0)
+                        ck_abort_msg("insert %zu failed", k);
                 /* At most half full, a power of two. */
-                ck_assert_uint_le(2 * df_idtable_count(&t), t.size);
-                ck_assert_uint_eq(t.size & (t.size - 1), 0);
+                if (2 * df_idtable_count(&t) > t.size || (t.size & (t.size - 1)) != 0)
+                        ck_abort_msg("%zu entries in %zu slots", df_idtable_count(&t), t.size);
         }
         ck_assert_uint_eq(df_idtable_count(&t), GROWTH);
         for (size_t k = 0; k < GROWTH; k++)
-                ck_assert_ptr_eq(df_idtable_find(&t, ids[k]), &ids[k]);
+                if (df_idtable_find(&t, ids[k]) != &ids[k])
+                        ck_abort_msg("id %zu is lost", k);
 
         /* Every pointer once. */
         while ((p = df_idtable_next(&t, &i))) {
@@ -252,9 +254,14 @@ START_TEST(test_random_churn) {
                         n++;
                 }
                 ck_assert_uint_eq(df_idtable_count(&t), n);
-                if (k % 500 == 0)
-                        for (size_t j = 0; j < CHURN_IDS; j++)
-                                ck_assert_ptr_eq(df_idtable_find(&t, j % 2 ? j : UINT64_MAX - j), ref[j]);
+                if (k % 500 == 0) {
+                        size_t wrong = SIZE_MAX; /* one assertion: check reports each to its parent */
+
+                        for (size_t j = 0; j < CHURN_IDS && wrong == SIZE_MAX; j++)
+                                if (df_idtable_find(&t, j % 2 ? j : UINT64_MAX - j) != ref[j])
+                                        wrong = j;
+                        ck_assert_msg(wrong == SIZE_MAX, "op %zu: the table is wrong about entry %zu", k, wrong);
+                }
         }
         df_idtable_done(&t);
 }
