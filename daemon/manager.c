@@ -452,9 +452,9 @@ int manager_start(struct manager *m) {
 
 static void move_requests(struct df_device *from, struct df_device *to) {
         for (int t = 0; t < _DF_QOS_TYPE_MAX; t++) {
-                struct df_qos_list *l = &from->qos.lists[t];
+                struct df_heap *l = &from->qos.lists[t];
                 while (l->n > 0) {
-                        struct df_qos_request *req = l->heap[l->n - 1];
+                        struct df_qos_request *req = l->items[l->n - 1];
                         uint64_t value = req->value;
                         (void) df_qos_remove_request(req);
                         if (df_qos_add_request(&to->qos, req, (enum df_qos_type) t, value) < 0)

@@ -9,6 +9,8 @@
 
 #include "bus-names.h"
 #include "bus.h"
+#include "heap.h"
+#include "idtable.h"
 #include "manager.h"
 #include "qos.h"
 
@@ -41,7 +43,7 @@ struct request {
         uint64_t created_realtime;
         uint64_t expires_boottime; /* 0: no lease */
         uint64_t expires_realtime;
-        size_t lease_index; /* position in the lease heap + 1, 0 when not in it */
+        size_t lease_index; /* the lease heap's slot: position + 1, 0 when not in it */
 
         struct request *client_prev, *client_next; /* the client's requests */
         struct request *device_prev, *device_next; /* the device's requests */
@@ -93,14 +95,9 @@ struct bus {
         size_t n_batch_devices, allocated_batch_devices;
 
         /* requests */
-        struct request **table; /* open addressing by id */
-        size_t table_size;
-        size_t n_requests;
-        uint64_t id_key[2]; /* the random key of the id permutation */
-        uint64_t id_counter;
-        struct request **leases; /* min-heap by expires_boottime */
-        size_t n_leases;
-        size_t allocated_leases;
+        struct df_idtable requests; /* by id */
+        struct df_idgen ids;
+        struct df_heap leases; /* the requests with a lease, the first to expire at the top */
         sd_event_source *lease_timer;
         size_t peak_requests;  /* the most live at once since the heap was last trimmed */
         sd_event_source *trim; /* a pending malloc_trim() after the last request went */
@@ -166,13 +163,10 @@ int bus_send_signal(struct bus *b, sd_bus_message *m);
 /* Report a DEVICE_CHANGED_* mask of a device: sent, queued in the batch, or held back. */
 void device_emit_changes(struct bus *b, struct manager_device *d, unsigned mask);
 
-/* dbus/request-table.c */
-uint64_t request_next_id(struct bus *b);
-int request_table_insert(struct bus *b, struct request *q);
-struct request *request_table_find(const struct bus *b, uint64_t id);
-void request_table_remove(struct bus *b, struct request *q);
+/* dbus/request-table.c: the leases' timer */
 int request_lease_add(struct bus *b, struct request *q);
 void request_lease_remove(struct bus *b, struct request *q);
+void request_leases_free(struct bus *b);
 
 /* dbus/request-held.c: the daemon's own requests, for the active profile's floors and ceilings */
 void held_requests_sync(struct manager *m, struct manager_device *d, void *userdata);

@@ -44,7 +44,7 @@ void held_request_drop(struct request *q) {
         struct bus *b = q->bus;
 
         (void) request_emit_removed(b, q);
-        request_table_remove(b, q);
+        (void) df_idtable_remove(&b->requests, q->id);
         request_unlink(q);
         (void) df_qos_remove_request(&q->qos);
         b->n_held--;
@@ -81,18 +81,19 @@ held_add(struct bus *b, struct manager_device *d, enum df_qos_type type, uint64_
         q->bus = b;
         q->client = c;
         q->device = d;
-        q->id = request_next_id(b);
+        q->id = df_idgen_next(&b->ids);
         q->pid = (uint32_t) getpid();
         q->created_realtime = df_now_usec(CLOCK_REALTIME);
         q->application_id = strdup("");
         if (!q->application_id || asprintf(&q->reason, "profile %s", profile) < 0 ||
-            asprintf(&q->path, REQUEST_PREFIX "/%" PRIu64, q->id) < 0 || request_table_insert(b, q) < 0) {
+            asprintf(&q->path, REQUEST_PREFIX "/%" PRIu64, q->id) < 0 ||
+            df_idtable_insert(&b->requests, q->id, q) < 0) {
                 request_free(q);
                 return -ENOMEM;
         }
         r = df_qos_add_request(&d->dev->qos, &q->qos, type, value);
         if (r < 0) {
-                request_table_remove(b, q);
+                (void) df_idtable_remove(&b->requests, q->id);
                 request_free(q);
                 return r;
         }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* QoS request objects: adding and dropping them, and the org.devfreqd.Devfreq1.Request interface.
- * Their ids, the id table and the leases are request-table.c. */
+ * Their ids and the id table are lib/idtable.c, the leases' timer request-table.c. */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -147,10 +147,11 @@ static int check_limits(struct bus *b, struct client *client, uint32_t uid, sd_b
                         error, ERROR_TOO_MANY_REQUESTS,
                         "This client holds %zu requests, the most allowed (max-requests-per-client)",
                         client->n_requests);
-        if (b->n_requests - b->n_held >= c->max_requests)
+        if (df_idtable_count(&b->requests) - b->n_held >= c->max_requests)
                 return sd_bus_error_setf(
                         error, ERROR_TOO_MANY_REQUESTS,
-                        "%zu requests are live, the most allowed (max-requests)", b->n_requests - b->n_held);
+                        "%zu requests are live, the most allowed (max-requests)",
+                        df_idtable_count(&b->requests) - b->n_held);
         if ((!client || client->n_requests == 0) && b->n_clients_with_requests >= c->max_clients)
                 return sd_bus_error_setf(
                         error, ERROR_TOO_MANY_REQUESTS,
@@ -200,7 +201,7 @@ int request_add(
         q->bus = b;
         q->client = client;
         q->device = d;
-        q->id = request_next_id(b);
+        q->id = df_idgen_next(&b->ids);
         q->uid = uid;
         q->pid = pid;
         q->created_realtime = now_realtime;
@@ -211,7 +212,7 @@ int request_add(
         q->reason = strdup(reason);
         q->application_id = strdup(application_id);
         if (!q->reason || !q->application_id || asprintf(&q->path, REQUEST_PREFIX "/%" PRIu64, q->id) < 0 ||
-            request_table_insert(b, q) < 0) {
+            df_idtable_insert(&b->requests, q->id, q) < 0) {
                 request_free(q);
                 client_release_if_unused(client);
                 return -ENOMEM;
@@ -219,7 +220,7 @@ int request_add(
         if (client->n_requests == 0)
                 b->n_clients_with_requests++;
         request_link(q);
-        b->peak_requests = MAX(b->peak_requests, b->n_requests);
+        b->peak_requests = MAX(b->peak_requests, df_idtable_count(&b->requests));
 
         /* The reply waits for this: the device is re-evaluated and written here. */
         r = manager_device_add_request(d, &q->qos, type, value);
@@ -231,7 +232,7 @@ int request_add(
                 request_unlink(q);
                 if (client->n_requests == 0)
                         b->n_clients_with_requests--;
-                request_table_remove(b, q);
+                (void) df_idtable_remove(&b->requests, q->id);
                 request_free(q);
                 client_release_if_unused(client);
                 return r;
@@ -292,7 +293,7 @@ void request_drop(struct request *q, bool reevaluate) {
         bus_batch_begin(b);
         /* While the object can still be resolved. */
         (void) request_emit_removed(b, q);
-        request_table_remove(b, q);
+        (void) df_idtable_remove(&b->requests, q->id);
         request_lease_remove(b, q);
         request_unlink(q);
         if (client->n_requests == 0)
@@ -305,26 +306,20 @@ void request_drop(struct request *q, bool reevaluate) {
         log_debug("%s: request %" PRIu64 " removed", d->name, q->id);
         request_free(q);
         client_release_if_unused(client);
-        if (b->n_requests == 0)
+        if (df_idtable_count(&b->requests) == 0)
                 memory_trim_later(b);
         bus_batch_commit(b);
 }
 
 void requests_free_all(struct bus *b) {
-        for (size_t i = 0; i < b->table_size; i++) {
-                struct request *q = b->table[i];
-                if (!q)
-                        continue;
+        struct request *q;
+
+        request_leases_free(b);
+        for (size_t i = 0; (q = df_idtable_next(&b->requests, &i));) {
                 (void) df_qos_remove_request(&q->qos);
                 request_free(q);
         }
-        free(b->table);
-        b->table = NULL;
-        b->table_size = b->n_requests = 0;
-        free(b->leases);
-        b->leases = NULL;
-        b->n_leases = b->allocated_leases = 0;
-        b->lease_timer = sd_event_source_disable_unref(b->lease_timer);
+        df_idtable_done(&b->requests);
 }
 
 /* --- the object ------------------------------------------------------------------------------- */
@@ -339,7 +334,7 @@ int request_object_find(
 
         if (strncmp(path, REQUEST_PREFIX "/", strlen(REQUEST_PREFIX) + 1) != 0 || df_safe_atou64(e + 1, &id) < 0)
                 return 0;
-        q = request_table_find(b, id);
+        q = df_idtable_find(&b->requests, id);
         /* One path a request: ".../0123" parses as 123 but is no path of it. */
         if (q && streq(q->path, path)) {
                 *found = q;
@@ -359,15 +354,14 @@ int request_object_find(
 
 int request_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error) {
         struct bus *b = userdata;
-        char **v = calloc(b->n_requests + 1, sizeof(char *));
+        char **v = calloc(df_idtable_count(&b->requests) + 1, sizeof(char *));
+        const struct request *q;
         size_t n = 0;
 
         if (!v)
                 return -ENOMEM;
-        for (size_t i = 0; i < b->table_size; i++) {
-                if (!b->table[i])
-                        continue;
-                v[n] = strdup(b->table[i]->path);
+        for (size_t i = 0; (q = df_idtable_next(&b->requests, &i));) {
+                v[n] = strdup(q->path);
                 if (!v[n]) {
                         for (size_t j = 0; j < n; j++)
                                 free(v[j]);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap.h"
 #include "macro.h"
 #include "qos.h"
 
@@ -26,19 +27,35 @@ static bool type_valid(enum df_qos_type t) {
 
 DEFINE_STRING_TABLE(df_qos_type, enum df_qos_type, qos_type_table, _DF_QOS_TYPE_MAX, _DF_QOS_TYPE_INVALID)
 
+static bool value_above(const void *a, const void *b) {
+        return ((const struct df_qos_request *) a)->value > ((const struct df_qos_request *) b)->value;
+}
+
+static bool value_below(const void *a, const void *b) {
+        return ((const struct df_qos_request *) a)->value < ((const struct df_qos_request *) b)->value;
+}
+
+/*
+ * kernel: pm_qos_update_target(): the min-frequency list aggregates to its largest request
+ * (a max-heap), the max-frequency and latency lists to their smallest (min-heaps).
+ */
+static const struct df_heap_ops qos_heap_ops[_DF_QOS_TYPE_MAX] = {
+        [DF_QOS_MIN_FREQUENCY] = { value_above, offsetof(struct df_qos_request, heap_index) },
+        [DF_QOS_MAX_FREQUENCY] = { value_below, offsetof(struct df_qos_request, heap_index) },
+        [DF_QOS_LATENCY] = { value_below, offsetof(struct df_qos_request, heap_index) },
+};
+
 void df_qos_init(struct df_qos *q) {
         *q = (struct df_qos){};
 }
 
 void df_qos_done(struct df_qos *q) {
         for (int t = 0; t < _DF_QOS_TYPE_MAX; t++) {
-                struct df_qos_list *l = &q->lists[t];
+                struct df_heap *l = &q->lists[t];
 
-                for (size_t i = 0; i < l->n; i++) {
-                        l->heap[i]->qos = NULL;
-                        l->heap[i]->heap_index = 0;
-                }
-                free(l->heap);
+                for (size_t i = 0; i < l->n; i++)
+                        ((struct df_qos_request *) l->items[i])->qos = NULL;
+                df_heap_done(l, &qos_heap_ops[t]);
         }
         *q = (struct df_qos){};
 }
@@ -48,61 +65,10 @@ void df_qos_set_notifier(struct df_qos *q, df_qos_notify_t notify, void *userdat
         q->notify_userdata = userdata;
 }
 
-/*
- * kernel: pm_qos_update_target(): the min-frequency list aggregates to its largest request
- * (a max-heap), the max-frequency and latency lists to their smallest (min-heaps).
- */
-static bool heap_before(enum df_qos_type type, uint64_t a, uint64_t b) {
-        return type == DF_QOS_MIN_FREQUENCY ? a > b : a < b;
-}
+static uint64_t list_value(const struct df_heap *l, enum df_qos_type type) {
+        const struct df_qos_request *top = df_heap_peek(l);
 
-static void heap_place(struct df_qos_list *l, size_t i, struct df_qos_request *req) {
-        l->heap[i] = req;
-        req->heap_index = i;
-}
-
-static void heap_sift_up(struct df_qos_list *l, enum df_qos_type type, size_t i) {
-        struct df_qos_request *req = l->heap[i];
-
-        while (i > 0) {
-                size_t parent = (i - 1) / 2;
-
-                if (!heap_before(type, req->value, l->heap[parent]->value))
-                        break;
-                heap_place(l, i, l->heap[parent]);
-                i = parent;
-        }
-        heap_place(l, i, req);
-}
-
-static void heap_sift_down(struct df_qos_list *l, enum df_qos_type type, size_t i) {
-        struct df_qos_request *req = l->heap[i];
-
-        for (;;) {
-                size_t child = 2 * i + 1;
-
-                if (child >= l->n)
-                        break;
-                if (child + 1 < l->n && heap_before(type, l->heap[child + 1]->value, l->heap[child]->value))
-                        child++;
-                if (!heap_before(type, l->heap[child]->value, req->value))
-                        break;
-                heap_place(l, i, l->heap[child]);
-                i = child;
-        }
-        heap_place(l, i, req);
-}
-
-/* Restore the heap around position i after its value changed in either direction. */
-static void heap_fix(struct df_qos_list *l, enum df_qos_type type, size_t i) {
-        if (i > 0 && heap_before(type, l->heap[i]->value, l->heap[(i - 1) / 2]->value))
-                heap_sift_up(l, type, i);
-        else
-                heap_sift_down(l, type, i);
-}
-
-static uint64_t list_value(const struct df_qos_list *l, enum df_qos_type type) {
-        return l->n > 0 ? l->heap[0]->value : qos_default[type];
+        return top ? top->value : qos_default[type];
 }
 
 static int check_value(enum df_qos_type type, uint64_t value) {
@@ -124,7 +90,8 @@ static int aggregate_changed(struct df_qos *q, enum df_qos_type type, uint64_t o
 
 /* kernel: freq_qos_add_request() */
 int df_qos_add_request(struct df_qos *q, struct df_qos_request *req, enum df_qos_type type, uint64_t value) {
-        struct df_qos_list *l;
+        struct df_qos_request saved;
+        struct df_heap *l;
         uint64_t old;
         int r;
 
@@ -135,22 +102,23 @@ int df_qos_add_request(struct df_qos *q, struct df_qos_request *req, enum df_qos
                 return r;
 
         l = &q->lists[type];
-        r = GREEDY_GROW(l->heap, l->allocated, l->n + 1);
-        if (r < 0)
-                return r;
-
         old = list_value(l, type);
-        req->qos = q;
+        saved = *req;
         req->type = type;
         req->value = value;
-        l->heap[l->n++] = req;
-        heap_sift_up(l, type, l->n - 1);
+        r = df_heap_push(l, &qos_heap_ops[type], req);
+        if (r < 0) {
+                *req = saved; /* as it was: the caller's, inactive */
+                return r;
+        }
+        req->qos = q;
         return aggregate_changed(q, type, old);
 }
 
 /* kernel: freq_qos_update_request(): the same value returns 0 before touching the list. */
 int df_qos_update_request(struct df_qos_request *req, uint64_t value) {
-        struct df_qos_list *l;
+        const struct df_heap_ops *ops;
+        struct df_heap *l;
         uint64_t old;
         int r;
 
@@ -163,17 +131,18 @@ int df_qos_update_request(struct df_qos_request *req, uint64_t value) {
                 return 0;
 
         l = &req->qos->lists[req->type];
+        ops = &qos_heap_ops[req->type];
         old = list_value(l, req->type);
         req->value = value;
-        heap_fix(l, req->type, req->heap_index);
+        df_heap_fix_at(l, ops, df_heap_index(ops, req));
         return aggregate_changed(req->qos, req->type, old);
 }
 
 /* kernel: freq_qos_remove_request(); the request keeps its type and value for the caller. */
 int df_qos_remove_request(struct df_qos_request *req) {
-        struct df_qos_list *l;
+        const struct df_heap_ops *ops;
+        struct df_heap *l;
         struct df_qos *q;
-        size_t i;
         uint64_t old;
 
         if (!req || !df_qos_request_active(req))
@@ -181,15 +150,10 @@ int df_qos_remove_request(struct df_qos_request *req) {
 
         q = req->qos;
         l = &q->lists[req->type];
+        ops = &qos_heap_ops[req->type];
         old = list_value(l, req->type);
-        i = req->heap_index;
-        l->n--;
-        if (i < l->n) {
-                heap_place(l, i, l->heap[l->n]);
-                heap_fix(l, req->type, i);
-        }
+        (void) df_heap_remove_at(l, ops, df_heap_index(ops, req));
         req->qos = NULL;
-        req->heap_index = 0;
         return aggregate_changed(q, req->type, old);
 }
 

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "heap.h"
+
 enum df_qos_type {
         DF_QOS_MIN_FREQUENCY, /* Hz; aggregate = the largest request */
         DF_QOS_MAX_FREQUENCY, /* Hz; aggregate = the smallest request */
@@ -30,19 +32,13 @@ struct df_qos_request {
         struct df_qos *qos; /* NULL while inactive */
         enum df_qos_type type;
         uint64_t value;
-        size_t heap_index;
-};
-
-struct df_qos_list {
-        struct df_qos_request **heap; /* binary heap, the aggregate at [0] */
-        size_t n;
-        size_t allocated;
+        size_t heap_index; /* the list's: its place in the heap + 1, 0 while inactive */
 };
 
 typedef void (*df_qos_notify_t)(struct df_qos *qos, enum df_qos_type type, uint64_t aggregate, void *userdata);
 
 struct df_qos {
-        struct df_qos_list lists[_DF_QOS_TYPE_MAX];
+        struct df_heap lists[_DF_QOS_TYPE_MAX]; /* of struct df_qos_request, the aggregate at the top */
         df_qos_notify_t notify;
         void *notify_userdata;
 };

@@ -237,11 +237,7 @@ END_TEST
 static uint64_t rng_state = UINT64_C(0x9E3779B97F4A7C15);
 
 static uint64_t rng(void) {
-        /* xorshift64*: deterministic, so a failure reproduces. */
-        rng_state ^= rng_state >> 12;
-        rng_state ^= rng_state << 25;
-        rng_state ^= rng_state >> 27;
-        return rng_state * UINT64_C(2685821657736338717);
+        return df_test_random(&rng_state);
 }
 
 static const char *const vocabulary[] = {

@@ -77,6 +77,21 @@ char *df_test_read_file(const char *path) {
         return buf;
 }
 
+uint64_t df_test_random(uint64_t *state) {
+        *state ^= *state >> 12;
+        *state ^= *state << 25;
+        *state ^= *state >> 27;
+        return *state * UINT64_C(2685821657736338717);
+}
+
+void df_test_shuffle(size_t *v, size_t n, uint64_t *state) {
+        for (size_t i = n > 0 ? n - 1 : 0; i > 0; i--) {
+                size_t j = df_test_random(state) % (i + 1), t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+        }
+}
+
 size_t df_test_lines(char *text, char ***ret) {
         char **lines = NULL;
         size_t n = 0;

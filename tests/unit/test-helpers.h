@@ -4,6 +4,8 @@
 #pragma once
 
 #include <check.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /* Run one suite with TAP on stdout (automake's tap-driver counts each test); exit status. */
 int df_test_run(Suite *s);
@@ -23,6 +25,11 @@ char *df_test_read_file(const char *path);
 
 /* Split `text` into lines in place, skipping blank lines and lines starting with '#'. */
 size_t df_test_lines(char *text, char ***ret);
+
+/* xorshift64* (the state must not be 0): random tests start from a fixed seed, so a failure reproduces. */
+uint64_t df_test_random(uint64_t *state);
+/* Put the `n` entries of `v` in a random order (Fisher-Yates) drawn from df_test_random(state). */
+void df_test_shuffle(size_t *v, size_t n, uint64_t *state);
 
 /* --- a fake root in a temporary directory --------------------------------------------------------- */
 /* Paths below a root are relative to it ("sys/class/devfreq/gpu"). Each helper fails the test

@@ -334,17 +334,9 @@ END_TEST
 
 #define CHURN_REQUESTS 10000
 
-/* xorshift64*: a fixed seed, so a failure reproduces. */
-static uint64_t next_random(uint64_t *state) {
-        *state ^= *state >> 12;
-        *state ^= *state << 25;
-        *state ^= *state >> 27;
-        return *state * UINT64_C(2685821657736338717);
-}
-
 /* Mostly spread values, some small ones that tie, and now and then the extremes. */
 static uint64_t random_value(uint64_t *state, enum df_qos_type type) {
-        uint64_t r = next_random(state);
+        uint64_t r = df_test_random(state);
 
         switch (r % 64) {
         case 0:
@@ -384,7 +376,8 @@ static void churn_check(struct churn *c) {
                 count[r->type]++;
                 if (r->type == DF_QOS_MIN_FREQUENCY ? r->value > agg[r->type] : r->value < agg[r->type])
                         agg[r->type] = r->value;
-                if (r->heap_index >= c->q.lists[r->type].n || c->q.lists[r->type].heap[r->heap_index] != r)
+                if (r->heap_index == 0 || r->heap_index > c->q.lists[r->type].n ||
+                    c->q.lists[r->type].items[r->heap_index - 1] != r)
                         slots_ok = false;
         }
         ck_assert_msg(slots_ok, "op %zu: a request is not where its heap_index says", c->ops);
@@ -416,7 +409,7 @@ static void churn_after(struct churn *c, enum df_qos_type type, int r, size_t no
 }
 
 static void churn_add(struct churn *c, struct df_qos_request *req, uint64_t *state) {
-        enum df_qos_type type = (enum df_qos_type)(next_random(state) % _DF_QOS_TYPE_MAX);
+        enum df_qos_type type = (enum df_qos_type)(df_test_random(state) % _DF_QOS_TYPE_MAX);
         size_t before = c->rec.n;
         int r = df_qos_add_request(&c->q, req, type, random_value(state, type));
 
@@ -427,7 +420,7 @@ static void churn_add(struct churn *c, struct df_qos_request *req, uint64_t *sta
 static void churn_update(struct churn *c, struct df_qos_request *req, uint64_t *state) {
         size_t before = c->rec.n;
         /* One update in four repeats the current value. */
-        uint64_t v = next_random(state) % 4 == 0 ? req->value : random_value(state, req->type);
+        uint64_t v = df_test_random(state) % 4 == 0 ? req->value : random_value(state, req->type);
         int r = df_qos_update_request(req, v);
 
         ck_assert_int_ge(r, 0);
@@ -460,11 +453,7 @@ START_TEST(test_churn) {
         /* Add every request in a shuffled order. */
         for (size_t i = 0; i < CHURN_REQUESTS; i++)
                 order[i] = i;
-        for (size_t i = CHURN_REQUESTS - 1; i > 0; i--) {
-                size_t j = next_random(&state) % (i + 1), tmp = order[i];
-                order[i] = order[j];
-                order[j] = tmp;
-        }
+        df_test_shuffle(order, CHURN_REQUESTS, &state);
         for (size_t i = 0; i < CHURN_REQUESTS; i++)
                 churn_add(&c, &c.reqs[order[i]], &state);
 
@@ -473,27 +462,23 @@ START_TEST(test_churn) {
          * is the request at the top of a list, so that aggregates move often with 10,000 requests.
          */
         for (size_t k = 0; k < 3 * CHURN_REQUESTS; k++) {
-                uint64_t pick = next_random(&state);
-                const struct df_qos_list *l = &c.q.lists[(pick >> 8) % _DF_QOS_TYPE_MAX];
+                uint64_t pick = df_test_random(&state);
+                const struct df_heap *l = &c.q.lists[(pick >> 8) % _DF_QOS_TYPE_MAX];
                 struct df_qos_request *req = &c.reqs[(pick >> 16) % CHURN_REQUESTS];
 
                 if (pick % 4 == 0 && l->n > 0)
-                        req = l->heap[0];
+                        req = df_heap_peek(l);
 
                 if (!df_qos_request_active(req))
                         churn_add(&c, req, &state);
-                else if (next_random(&state) % 3 == 0)
+                else if (df_test_random(&state) % 3 == 0)
                         churn_remove(&c, req);
                 else
                         churn_update(&c, req, &state);
         }
 
         /* Remove the rest in a random order down to empty lists. */
-        for (size_t i = CHURN_REQUESTS - 1; i > 0; i--) {
-                size_t j = next_random(&state) % (i + 1), tmp = order[i];
-                order[i] = order[j];
-                order[j] = tmp;
-        }
+        df_test_shuffle(order, CHURN_REQUESTS, &state);
         for (size_t i = 0; i < CHURN_REQUESTS; i++)
                 if (df_qos_request_active(&c.reqs[order[i]]))
                         churn_remove(&c, &c.reqs[order[i]]);
