@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* An indexed binary heap of pointers: the ordering and each element's place are the caller's. */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 
@@ -46,6 +47,7 @@ static void sift_down(struct df_heap *h, const struct df_heap_ops *ops, size_t i
 }
 
 void df_heap_fix_at(struct df_heap *h, const struct df_heap_ops *ops, size_t i) {
+        assert(h && ops);
         if (i >= h->n)
                 return;
         if (i > 0 && ops->before(h->items[i], h->items[(i - 1) / 2]))
@@ -56,6 +58,9 @@ void df_heap_fix_at(struct df_heap *h, const struct df_heap_ops *ops, size_t i) 
 
 int df_heap_push(struct df_heap *h, const struct df_heap_ops *ops, void *p) {
         int r;
+
+        assert(h && ops && p);
+        assert(*df_heap_slot(ops, p) == 0); /* in no heap yet */
 
         r = GREEDY_GROW(h->items, h->allocated, h->n + 1);
         if (r < 0)
@@ -68,6 +73,7 @@ int df_heap_push(struct df_heap *h, const struct df_heap_ops *ops, void *p) {
 void *df_heap_remove_at(struct df_heap *h, const struct df_heap_ops *ops, size_t i) {
         void *p;
 
+        assert(h && ops);
         if (i >= h->n)
                 return NULL;
         p = h->items[i];
@@ -82,6 +88,7 @@ void *df_heap_remove_at(struct df_heap *h, const struct df_heap_ops *ops, size_t
 }
 
 void df_heap_done(struct df_heap *h, const struct df_heap_ops *ops) {
+        assert(h && ops);
         for (size_t i = 0; i < h->n; i++)
                 *df_heap_slot(ops, h->items[i]) = 0;
         free(h->items);

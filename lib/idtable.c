@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Unguessable never-reused ids (a keyed permutation of a counter) and the id -> pointer table. */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/random.h>
@@ -119,6 +120,7 @@ int df_idtable_insert(struct df_idtable *t, uint64_t id, void *ptr) {
         size_t s;
         int r;
 
+        assert(t);
         if (!ptr)
                 return -EINVAL;
         if (df_idtable_find(t, id))
@@ -135,6 +137,7 @@ int df_idtable_insert(struct df_idtable *t, uint64_t id, void *ptr) {
 }
 
 void *df_idtable_find(const struct df_idtable *t, uint64_t id) {
+        assert(t);
         if (t->size == 0)
                 return NULL;
         return t->slots[probe(t->slots, t->size, id)].ptr;
@@ -144,6 +147,7 @@ void *df_idtable_remove(struct df_idtable *t, uint64_t id) {
         size_t mask = t->size - 1, s;
         void *ptr;
 
+        assert(t);
         if (t->size == 0)
                 return NULL;
         s = probe(t->slots, t->size, id);
@@ -166,6 +170,7 @@ void *df_idtable_remove(struct df_idtable *t, uint64_t id) {
 }
 
 void *df_idtable_next(const struct df_idtable *t, size_t *i) {
+        assert(t && i);
         for (; *i < t->size; (*i)++)
                 if (t->slots[*i].ptr)
                         return t->slots[(*i)++].ptr;
