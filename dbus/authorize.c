@@ -300,7 +300,7 @@ int bus_authorize(struct bus *b, sd_bus_message *m, const char *action, sd_bus_e
                         error, SD_BUS_ERROR_ACCESS_DENIED, "Cannot identify the caller: %s", strerror(-r));
         if (euid == 0)
                 return 1;
-        if (b->polkit_owner)
+        if (name_watch_owner(b->polkit))
                 return start_polkit_check(b, m, euid, action, error);
         return authorize_by_groups(b, euid, action, error);
 }
@@ -322,47 +322,19 @@ void auth_checks_free_all(struct bus *b) {
                 check_free(b->checks);
 }
 
-static int on_polkit_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        struct bus *b = userdata;
-        const char *name, *old_owner, *new_owner;
-
-        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0)
-                return 0;
-        free(b->polkit_owner);
-        b->polkit_owner = *new_owner ? strdup(new_owner) : NULL;
-        log_info(
-                "polkit %s",
-                b->polkit_owner ? "is on the bus: asking it from now on" : "left the bus: using groups");
-        return 0;
+static void on_polkit_owner_changed(struct name_watch *w, const char *owner, void *userdata) {
+        log_info("polkit %s", owner ? "is on the bus: asking it from now on" : "left the bus: using groups");
 }
 
 int polkit_watch_start(struct bus *b) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        const char *owner;
         int r;
 
         r = sd_bus_add_filter(b->bus, NULL, on_incoming, b);
         if (r < 0)
                 return r;
-        r = sd_bus_match_signal(
-                b->bus, &b->polkit_watch, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                "org.freedesktop.DBus", "NameOwnerChanged", on_polkit_owner_changed, b);
+        r = name_watch_new(b, POLKIT_NAME, on_polkit_owner_changed, b, &b->polkit);
         if (r < 0)
                 return r;
-        /* Narrow the match to polkit's name (arg0), so other names cost nothing. */
-        b->polkit_watch = sd_bus_slot_unref(b->polkit_watch);
-        r = sd_bus_add_match(
-                b->bus, &b->polkit_watch,
-                "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" POLKIT_NAME "'",
-                on_polkit_owner_changed, b);
-        if (r < 0)
-                return r;
-        r = sd_bus_call_method(
-                b->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                "GetNameOwner", NULL, &reply, "s", POLKIT_NAME);
-        if (r >= 0 && sd_bus_message_read(reply, "s", &owner) >= 0)
-                b->polkit_owner = strdup(owner);
-        log_debug("polkit is %s", b->polkit_owner ? "running" : "not running; authorizing by groups");
+        log_debug("polkit is %s", name_watch_owner(b->polkit) ? "running" : "not running; authorizing by groups");
         return 0;
 }

@@ -27,6 +27,7 @@ struct client;
 struct request;
 struct auth_check;
 struct power_profiles;
+struct name_watch;
 
 /* A QoS request object: owned by its client, linked on its device, keyed by id. */
 struct request {
@@ -117,10 +118,16 @@ struct bus {
         struct creds_entry creds[CREDS_CACHE_SIZE];
         uint64_t creds_clock;
 
+        /* the services whose signals or answers are believed from their owner only (senders.c) */
+        struct name_watch *polkit; /* its owner NULL: polkit absent */
+        struct name_watch *logind;
+        /* signals dropped because of their sender, and the pace of their debug lines */
+        uint64_t dropped_signals;
+        uint64_t drop_log_start;
+        uint64_t drop_log_suppressed;
+        unsigned drop_log_lines;
+
         /* authorization */
-        char *polkit_owner; /* NULL: polkit absent */
-        sd_bus_slot *polkit_watch;
-        sd_bus_slot *polkit_query;
         struct auth_check *checks;
         size_t n_checks;
 };
@@ -208,6 +215,24 @@ int bus_authorize(struct bus *b, sd_bus_message *m, const char *action, sd_bus_e
 int polkit_watch_start(struct bus *b);
 void auth_checks_cancel_client(struct bus *b, const char *name);
 void auth_checks_free_all(struct bus *b);
+
+/*
+ * dbus/senders.c: who may send the signals devfreqd listens to. A handler of a bus driver's signal
+ * asks signal_from_driver(); a handler of a service's signal asks signal_from_owner() with the
+ * watch of the service's name. Both drop the signal, with a rate-limited debug line, when its
+ * sender is not the one. senders_filter_start() drops forged bus-driver signals before any match
+ * (sd_bus_track's included) sees them.
+ */
+typedef void (*name_owner_changed_t)(struct name_watch *w, const char *owner, void *userdata);
+int senders_filter_start(struct bus *b);
+bool signal_from_driver(struct bus *b, sd_bus_message *m);
+bool signal_from_owner(struct bus *b, const struct name_watch *w, sd_bus_message *m);
+/* Follow the owner of a well-known name: asked once now, then from the bus driver's signals;
+ * `changed` (may be NULL) is told of every change after that. */
+int name_watch_new(
+        struct bus *b, const char *name, name_owner_changed_t changed, void *userdata, struct name_watch **ret);
+const char *name_watch_owner(const struct name_watch *w);
+struct name_watch *name_watch_free(struct name_watch *w);
 
 /* dbus/logind.c */
 int logind_watch_start(struct bus *b);

@@ -225,6 +225,9 @@ static int bus_serve(struct bus *b, bool watch_polkit) {
                 "org.freedesktop.DBus.Local", "Disconnected", on_disconnected, b);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch for disconnection: %m");
+        r = senders_filter_start(b);
+        if (r < 0)
+                return log_error_errno(r, "Failed to install the filter of forged signals: %m");
         r = register_objects(b);
         if (r < 0)
                 return log_error_errno(r, "Failed to register the bus objects: %m");
@@ -316,9 +319,9 @@ struct bus *bus_free(struct bus *b) {
         requests_free_all(b);
         held_requests_free(b);
         clients_free_all(b);
-        sd_bus_slot_unref(b->polkit_watch);
+        b->polkit = name_watch_free(b->polkit);
+        b->logind = name_watch_free(b->logind);
         sd_bus_slot_unref(b->disconnected);
-        free(b->polkit_owner);
         if (b->bus) {
                 sd_bus_flush(b->bus);
                 sd_bus_detach_event(b->bus);

@@ -2,7 +2,9 @@
 /* Following power-profiles-daemon: its ActiveProfile, read at start, on every PropertiesChanged and
  * whenever the service appears, makes the devfreqd profile of the same name active (or none). The
  * newer name org.freedesktop.UPower.PowerProfiles first, else net.hadess.PowerProfiles. It is never
- * activated; a failure to read it is a log line and changes nothing. */
+ * activated; a failure to read it is a log line and changes nothing. Its signals are believed only
+ * from the owner of its name, and switches are coalesced: the latest value is applied once the bus
+ * has nothing else waiting, so a burst of changes costs one switch. */
 
 #include <errno.h>
 #include <stdio.h>
@@ -23,26 +25,61 @@ static const struct service {
 
 struct power_profiles {
         struct bus *bus;
-        sd_bus_slot *owner_match[N_SERVICES];
+        struct name_watch *owner[N_SERVICES];
         sd_bus_slot *props_match[N_SERVICES];
         sd_bus_slot *query[N_SERVICES];
         bool fallback; /* at start: ask the older name when the newer one is not there */
+        char *pending; /* the latest ActiveProfile not applied yet, with its service */
+        const struct service *pending_service;
+        sd_event_source *apply; /* idle-priority: applies `pending` */
 };
 
 static bool following(struct power_profiles *pp) {
         return pp->bus->manager->config && pp->bus->manager->config->follow_power_profiles;
 }
 
-static void follow(struct power_profiles *pp, const struct service *s, const char *profile) {
+static int on_apply(sd_event_source *s, void *userdata) {
+        struct power_profiles *pp = userdata;
         struct manager *m = pp->bus->manager;
-        bool known = df_config_find_profile(m->config, profile) != NULL;
+        _cleanup_free_ char *profile = TAKE_PTR(pp->pending);
+        bool known;
 
-        if (!following(pp))
-                return;
-        log_debug("%s: ActiveProfile is %s", s->name, profile);
+        if (!profile || !following(pp))
+                return 0;
+        known = df_config_find_profile(m->config, profile) != NULL;
+        log_debug("%s: ActiveProfile is %s", pp->pending_service->name, profile);
         if (!known && m->profile)
                 log_info("power-profiles-daemon switched to %s, which names no profile here", profile);
         (void) manager_set_profile(m, known ? profile : NULL, PROFILE_SOURCE_POWER_PROFILES);
+        return 0;
+}
+
+/* Remember the latest value; it is applied when nothing else waits (one switch for a burst). */
+static void follow(struct power_profiles *pp, const struct service *s, const char *profile) {
+        char *copy;
+        int r;
+
+        if (!following(pp))
+                return;
+        copy = strdup(profile);
+        if (!copy) {
+                log_oom();
+                return;
+        }
+        free(pp->pending);
+        pp->pending = copy;
+        pp->pending_service = s;
+        if (!pp->apply) {
+                r = sd_event_add_defer(pp->bus->event, &pp->apply, on_apply, pp);
+                if (r >= 0)
+                        r = sd_event_source_set_priority(pp->apply, SD_EVENT_PRIORITY_IDLE);
+                if (r < 0) {
+                        log_warning_errno(r, "Cannot schedule the switch to %s: %m", profile);
+                        pp->apply = sd_event_source_disable_unref(pp->apply);
+                        return;
+                }
+        }
+        (void) sd_event_source_set_enabled(pp->apply, SD_EVENT_ONESHOT);
 }
 
 static int query(struct power_profiles *pp, size_t i);
@@ -72,6 +109,12 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
                 return 0;
         }
         pp->fallback = false;
+        if (!streq_ptr(sd_bus_message_get_sender(reply), name_watch_owner(pp->owner[i]))) {
+                log_debug(
+                        "Ignored an answer for %s's ActiveProfile from %s, not its owner", services[i].name,
+                        strna(sd_bus_message_get_sender(reply)));
+                return 0;
+        }
         r = sd_bus_message_read(reply, "v", "s", &profile);
         if (r < 0) {
                 log_warning_errno(r, "Cannot read ActiveProfile of %s: %m", services[i].name);
@@ -112,6 +155,8 @@ static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error
                 ;
         if (r < 0 || i == N_SERVICES)
                 return 0;
+        if (!signal_from_owner(pp->bus, pp->owner[i], m))
+                return 0;
         r = sd_bus_message_enter_container(m, 'a', "{sv}");
         while (r > 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
                 r = sd_bus_message_read(m, "s", &key);
@@ -131,45 +176,37 @@ static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error
         return 0;
 }
 
-static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+static void on_owner_changed(struct name_watch *w, const char *owner, void *userdata) {
         struct power_profiles *pp = userdata;
-        const char *name, *old_owner, *new_owner;
         size_t i;
 
-        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0)
-                return 0;
-        for (i = 0; i < N_SERVICES && !streq(services[i].name, name); i++)
+        for (i = 0; i < N_SERVICES && pp->owner[i] != w; i++)
                 ;
         if (i == N_SERVICES)
-                return 0;
-        if (!*new_owner) {
-                log_info("%s left the bus; the profile stays", name);
-                return 0;
+                return;
+        if (!owner) {
+                log_info("%s left the bus; the profile stays", services[i].name);
+                return;
         }
-        log_info("%s is on the bus", name);
+        log_info("%s is on the bus", services[i].name);
         if (following(pp))
                 (void) query(pp, i);
-        return 0;
 }
 
+/* The sender= lets the bus route only the owner's broadcasts; the handler checks unicasts too. */
 static int add_matches(struct power_profiles *pp, size_t i) {
         sd_bus *bus = pp->bus->bus;
         char rule[512];
         int r;
 
-        snprintf(
-                rule, sizeof(rule),
-                "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='%s'",
-                services[i].name);
-        r = sd_bus_add_match_async(bus, &pp->owner_match[i], rule, on_owner_changed, NULL, pp);
+        r = name_watch_new(pp->bus, services[i].name, on_owner_changed, pp, &pp->owner[i]);
         if (r < 0)
                 return r;
         snprintf(
                 rule, sizeof(rule),
-                "type='signal',path='%s',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
-                "arg0='%s'",
-                services[i].path, services[i].interface);
+                "type='signal',sender='%s',path='%s',interface='org.freedesktop.DBus.Properties',"
+                "member='PropertiesChanged',arg0='%s'",
+                services[i].name, services[i].path, services[i].interface);
         return sd_bus_add_match_async(bus, &pp->props_match[i], rule, on_properties_changed, NULL, pp);
 }
 
@@ -201,10 +238,12 @@ void power_profiles_free(struct bus *b) {
         if (!pp)
                 return;
         for (size_t i = 0; i < N_SERVICES; i++) {
-                sd_bus_slot_unref(pp->owner_match[i]);
+                name_watch_free(pp->owner[i]);
                 sd_bus_slot_unref(pp->props_match[i]);
                 sd_bus_slot_unref(pp->query[i]);
         }
+        sd_event_source_disable_unref(pp->apply);
+        free(pp->pending);
         free(pp);
         b->power_profiles = NULL;
 }

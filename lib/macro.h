@@ -3,6 +3,7 @@
 #pragma once
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -79,12 +80,21 @@ static inline const char *strempty(const char *s) {
         return s ? s : "";
 }
 
+static inline const char *strna(const char *s) {
+        return s ? s : "n/a";
+}
+
 static inline const char *yes_no(int b) {
         return b ? "yes" : "no";
 }
 
 #define streq(a, b) (strcmp((a), (b)) == 0)
 #define strneq(a, b, n) (strncmp((a), (b), (n)) == 0)
+
+/* Equal strings, or both NULL. */
+static inline bool streq_ptr(const char *a, const char *b) {
+        return a && b ? streq(a, b) : a == b;
+}
 
 #define SWAP_PTR(a, b)                                                                                       \
         do {                                                                                                 \
