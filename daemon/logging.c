@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "logging.h"
 
 static int max_level = LOG_INFO;
@@ -35,22 +36,25 @@ enum log_target log_get_target(void) {
 DEFINE_STRING_TABLE(log_level, int, level_table, LOG_DEBUG + 1, -EINVAL)
 
 int log_internalv(int level, int error, const char *fmt, va_list ap) {
-        char line[2048 + 8];
-        int prefix, n;
+        char text[2048], line[2048 + 8];
+        size_t prefix, n;
 
         if (error < 0)
                 error = -error;
         if (level > max_level || target == LOG_TARGET_NULL)
                 return -error;
-        prefix = snprintf(line, sizeof(line), "<%d>", level);
         /* %m prints the error we were given, not whatever errno happens to be. */
         errno = error;
-        n = vsnprintf(line + prefix, sizeof(line) - (size_t) prefix - 1, fmt, ap);
-        n = n < 0 ? 0 : MIN(n, (int) (sizeof(line) - (size_t) prefix - 2));
+        if (vsnprintf(text, sizeof(text), fmt, ap) < 0)
+                text[0] = '\0';
+        prefix = (size_t) snprintf(line, sizeof(line), "<%d>", level);
+        /* One record a line: a caller's string with a newline and a "<2>" cannot start another, at
+         * a priority of its choosing. */
+        n = df_escape_control(line + prefix, sizeof(line) - prefix - 1, text);
         line[prefix + n] = '\n';
         /* One write(2) per line (dprintf() costs three system calls), so lines from a signal-time
          * restore never interleave. */
-        (void) !write(STDERR_FILENO, line, (size_t) prefix + (size_t) n + 1);
+        (void) !write(STDERR_FILENO, line, prefix + n + 1);
         return -error;
 }
 

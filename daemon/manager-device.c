@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "escape.h"
 #include "logging.h"
 #include "manager-internal.h"
 #include "strv.h"
@@ -36,12 +37,14 @@ struct manager_device *device_free(struct manager_device *d) {
 
 /* LastError, logged once per distinct text. */
 void device_set_error(struct manager_device *d, int level, const char *fmt, ...) {
-        char text[sizeof(d->last_error)];
+        char raw[sizeof(d->last_error)], text[sizeof(d->last_error)];
         va_list ap;
 
         va_start(ap, fmt);
-        vsnprintf(text, sizeof(text), fmt, ap);
+        vsnprintf(raw, sizeof(raw), fmt, ap);
         va_end(ap);
+        /* It may name what a caller or another service gave: a property holds no control character. */
+        df_escape_control(text, sizeof(text), raw);
         /* LastError changes (and is signalled) only when the text does. */
         if (!streq(text, d->last_error)) {
                 memcpy(d->last_error, text, sizeof(text));

@@ -259,10 +259,11 @@ const sd_bus_vtable *bus_vtable_property(const sd_bus_vtable *vtable, const char
 
 /*
  * Callers' strings in error messages: at most ECHO_MAX bytes of one, cut at a character boundary
- * and marked, so that a reply never carries a caller's megabyte back. `buf` holds the result.
+ * and marked, so that a reply never carries a caller's megabyte back, with control characters
+ * escaped (four bytes at most for one). `buf` holds the result.
  */
 #define ECHO_MAX 64
-#define ECHO_BUFFER (ECHO_MAX + sizeof("…"))
+#define ECHO_BUFFER (4 * ECHO_MAX + sizeof("…"))
 const char *bus_echo(const char *s, char buf[static ECHO_BUFFER]);
 /* Names given as arguments (governors, tunables, request types): InvalidArgs when longer than
  * NAME_ARG_MAX, checked before authorization so that no large call waits for polkit. */

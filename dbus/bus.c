@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bus-internal.h"
+#include "escape.h"
 #include "logging.h"
 #include "macro.h"
 
@@ -110,16 +111,22 @@ int bus_emit_properties_changed(
 }
 
 const char *bus_echo(const char *s, char buf[static ECHO_BUFFER]) {
+        char cut[ECHO_MAX + 1];
         size_t n = strlen(s);
+        bool longer = n > ECHO_MAX;
 
-        if (n <= ECHO_MAX)
-                return s;
-        /* Back to the first byte of a UTF-8 sequence: the message must stay valid UTF-8. */
-        n = ECHO_MAX;
-        while (n > 0 && ((unsigned char) s[n] & 0xc0) == 0x80)
-                n--;
-        memcpy(buf, s, n);
-        memcpy(buf + n, "…", sizeof("…"));
+        if (longer) {
+                /* Back to the first byte of a UTF-8 sequence: the message must stay valid UTF-8. */
+                n = ECHO_MAX;
+                while (n > 0 && ((unsigned char) s[n] & 0xc0) == 0x80)
+                        n--;
+        }
+        memcpy(cut, s, n);
+        cut[n] = '\0';
+        /* A caller's string may be logged by whoever reads the error: no control character in it. */
+        n = df_escape_control(buf, ECHO_BUFFER - sizeof("…") + 1, cut);
+        if (longer)
+                memcpy(buf + n, "…", sizeof("…"));
         return buf;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bus-internal.h"
+#include "escape.h"
 #include "logging.h"
 #include "strv.h"
 
@@ -376,6 +377,12 @@ static int read_options(
                                 return sd_bus_error_setf(
                                         error, SD_BUS_ERROR_INVALID_ARGS,
                                         "Option '%s' is longer than %d bytes", key, REQUEST_STRING_MAX);
+                        /* It reaches the log and other clients' screens as it is. */
+                        if (df_has_control(*dst))
+                                return sd_bus_error_setf(
+                                        error, SD_BUS_ERROR_INVALID_ARGS,
+                                        "Option '%s' holds a control character (a newline, a tab, an escape…)",
+                                        key);
                 } else if (streq(key, "timeout-ms")) {
                         if (streq(contents, "u")) {
                                 uint32_t v;

@@ -224,6 +224,22 @@ check "... logged no switch" bash -c "! grep -q 'Profile .* is active' <(tail -n
 check "the daemon answers at once after the flood" serving gpu
 client_stop legit
 
+# ================================================================ log records
+# Strings from callers and from other services reach the log: none may start a record of its own.
+client_start lg setpriv --reuid nobody --regid nogroup --clear-groups
+like "AddRequest refuses a reason with a control character" \
+        "$(client_cmd lg add gpu min-frequency 0 '{"reason": ["s", "x\n<2>forged record"]}')" \
+        "^error org.freedesktop.DBus.Error.InvalidArgs Option 'reason' holds a control character"
+client_stop lg
+fails "a device name with a newline: the error echoes it escaped" "No device 'gpu\\n<2>forged'" \
+        mcall GetDevice s $'gpu\n<2>forged'
+mark
+forge --as root --own org.freedesktop.UPower.PowerProfiles /org/freedesktop/UPower/PowerProfiles \
+        org.freedesktop.DBus.Properties PropertiesChanged 'sa{sv}as' \
+        "$(pp_args org.freedesktop.UPower.PowerProfiles 'x\n<2>forged profile')" >/dev/null
+check "another service's profile name is logged" wait_until $((5 * slow)) grep -qF 'switched to x\n<2>forged profile' "$daemon_log"
+check "... escaped: no forged record in the log" bash -c "! grep -q '^<2>forged' '$daemon_log'"
+
 # ================================================================ the shipped bus policy
 # With the project's policy file in force, nobody's unicast signal to devfreqd is refused by the bus
 # itself: the daemon does not even see it (no "Dropped" line).

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Strings from outside (a caller's reason, another service's profile name, a name in an error)
+ * made safe for one log line or one property: no control character gets through. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A control character (below 0x20, or 0x7f) anywhere in s. */
+bool df_has_control(const char *s);
+
+/* Copy s into dst (size > 0 bytes, always terminated) with each control character written as a C
+ * escape (\n, \r, \t, else \xNN); other bytes, UTF-8 included, are kept. An escape is never cut in
+ * half when dst is short. The length written. */
+size_t df_escape_control(char *dst, size_t size, const char *s);
