@@ -29,11 +29,8 @@ static int device_get(struct parser *p, const char *name, size_t *ret) {
         struct df_config *c = p->config;
         struct df_config_device *d;
 
-        for (size_t i = 0; i < c->n_devices; i++)
-                if (streq(c->devices[i].name, name)) {
-                        *ret = i;
-                        return 0;
-                }
+        if (df_strmap_find(&p->device_index, name, strlen(name), ret))
+                return 0;
         if (!GROW(p->device_bad, c->n_devices))
                 return config_oom(p);
         d = GROW(c->devices, c->n_devices);
@@ -42,6 +39,11 @@ static int device_get(struct parser *p, const char *name, size_t *ret) {
         d->name = strdup(name);
         if (!d->name)
                 return config_oom(p);
+        if (df_strmap_insert(&p->device_index, d->name, strlen(d->name), c->n_devices) < 0) {
+                free(d->name);
+                d->name = NULL;
+                return config_oom(p);
+        }
         d->loc = (struct df_location){ .file = p->file, .line = p->line };
         d->max_freq = UINT64_MAX;
         d->load = DF_LOAD_NONE;
@@ -334,6 +336,15 @@ void config_parse_source(struct parser *p, const char *path, FILE *f, const char
                 config_report_line(p, 1, "the file is empty");
 }
 
+static const char *file_type_name(mode_t mode) {
+        return S_ISDIR(mode)   ? "a directory" :
+                S_ISFIFO(mode) ? "a FIFO" :
+                S_ISCHR(mode)  ? "a character device" :
+                S_ISBLK(mode)  ? "a block device" :
+                S_ISSOCK(mode) ? "a socket" :
+                                 "not a file";
+}
+
 /* `missing_ok`: the main file may be absent (all defaults). */
 void config_parse_file(struct parser *p, const char *path, bool missing_ok) {
         _cleanup_close_ int fd = -EBADF;
@@ -344,7 +355,9 @@ void config_parse_file(struct parser *p, const char *path, bool missing_ok) {
         assert(path);
 
         p->file = path;
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        /* O_NONBLOCK: opening a FIFO must not wait for a writer; the type is checked on what was
+         * opened, so nothing can swap the file in between. */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0) {
                 if (errno != ENOENT || !missing_ok)
                         config_report_line(p, 0, "cannot open: %s", strerror(errno));
@@ -355,7 +368,11 @@ void config_parse_file(struct parser *p, const char *path, bool missing_ok) {
                 return;
         }
         if (!S_ISREG(st.st_mode)) {
-                config_report_line(p, 0, "not a regular file");
+                config_report_line(p, 0, "not a regular file (%s)", file_type_name(st.st_mode));
+                return;
+        }
+        if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+                config_report_line(p, 0, "cannot read: %s", strerror(errno));
                 return;
         }
         f = fdopen(fd, "re");

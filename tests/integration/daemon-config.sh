@@ -137,6 +137,23 @@ is "... having written nothing" "$(tree_sum)" "$sum"
 check "... not even an originals file" test ! -e "$tmp/run/originals"
 check "... and never said READY=1" bash -c "! grep -q '^READY=1' '$notify_log'"
 
+# --- what is not a regular file, as the main file or a drop-in: refused at once, never waited on
+write "${head_lines[@]}"
+mkfifo "$tmp/fifo.conf"
+set +e
+out=$(timeout 20 "$devfreqd" --root "$root" --config "$tmp/fifo.conf" --config-dir "$tmp/conf.d" --check-config 2>&1)
+status=$?
+set -e
+is "a FIFO as the main file: exit 1 at once (not 124, a wait for a writer)" "$status" 1
+contains "... saying what it is" "$out" "$tmp/fifo.conf: not a regular file (a FIFO)"
+mkdir "$tmp/dir.conf"
+out=$("$devfreqd" --root "$root" --config "$tmp/dir.conf" --config-dir "$tmp/conf.d" --check-config 2>&1 || true)
+contains "a directory as the main file: refused" "$out" "$tmp/dir.conf: not a regular file (a directory)"
+ln -s /dev/null "$tmp/null.conf"
+out=$("$devfreqd" --root "$root" --config "$tmp/null.conf" --config-dir "$tmp/conf.d" --check-config 2>&1 || true)
+contains "a character device as the main file: refused" "$out" "$tmp/null.conf: not a regular file (a character device)"
+rm -r "$tmp/fifo.conf" "$tmp/dir.conf" "$tmp/null.conf"
+
 # --- a file without devices is a valid, if idle, configuration
 write "${head_lines[@]}"
 : >"$daemon_log"

@@ -102,6 +102,18 @@ is "cpu, govern -> clamp: Mode is clamp" "$(prop cpu Mode)" '"clamp"'
 is "... and the kernel's own governor is back" "$(cat "$root$policy0/scaling_governor")" "$cpu_orig_gov"
 is "gpu kept governing across the reloads" "$(kread "$gpu/governor")" userspace
 
+# --- a FIFO in place of the file: Reload fails at once (opening it must not wait for a writer)
+saved=$tmp/devfreqd.conf.saved
+mv "$tmp/devfreqd.conf" "$saved"
+mkfifo "$tmp/devfreqd.conf"
+err=$(timeout 20 busctl --address="$bus_address" call org.devfreqd.Devfreq1 "$manager" \
+        org.devfreqd.Devfreq1.Manager Reload 2>&1 || true)
+contains "Reload() with a FIFO as the configuration: refused at once, saying what it is" "$err" \
+        "$tmp/devfreqd.conf: not a regular file (a FIFO)"
+check "... and the daemon still answers" bash -c "busctl --address='$bus_address' call org.devfreqd.Devfreq1 '$manager' org.devfreqd.Devfreq1.Manager GetDevice s gpu >/dev/null"
+rm "$tmp/devfreqd.conf"
+mv "$saved" "$tmp/devfreqd.conf"
+
 stop_daemon
 is "exit status 0" "$daemon_status" 0
 tap_done
