@@ -12,6 +12,7 @@
 #include "bus-names.h"
 #include "logging.h"
 #include "manager-internal.h"
+#include "strmap.h"
 #include "units.h"
 
 void free_devices(struct manager_device **v, size_t n) {
@@ -94,35 +95,67 @@ int build_device(
         return 1;
 }
 
-static int push(struct manager_device ***v, size_t *n, struct manager_device *d) {
-        struct manager_device **slot = GROW(*v, *n);
+/* The devices built so far, found by path and by name without a scan (thousands of sections). */
+struct built {
+        struct manager_device **v;
+        size_t n;
+        struct df_strmap by_path, by_name;
+};
 
-        if (!slot)
+static int push(struct built *b, struct manager_device *d) {
+        struct manager_device **slot = GROW(b->v, b->n);
+
+        if (!slot || df_strmap_insert(&b->by_path, d->node->path, strlen(d->node->path), b->n) < 0)
+                return -ENOMEM;
+        /* Names are unique already: sections by the parser, discovered nodes by the check below. */
+        if (df_strmap_insert(&b->by_name, d->name, strlen(d->name), b->n) == -ENOMEM)
                 return -ENOMEM;
         *slot = d;
-        (*n)++;
+        b->n++;
         return 0;
+}
+
+static struct manager_device *find_path(const struct built *b, const char *path) {
+        size_t i;
+
+        return df_strmap_find(&b->by_path, path, strlen(path), &i) ? b->v[i] : NULL;
+}
+
+static bool name_taken(const struct built *b, const char *name) {
+        return df_strmap_find(&b->by_name, name, strlen(name), NULL);
 }
 
 static int cmp_devices(const void *a, const void *b) {
         return strcmp((*(struct manager_device *const *) a)->name, (*(struct manager_device *const *) b)->name);
 }
 
-static struct manager_device *find_path(struct manager_device **v, size_t n, const char *path) {
-        for (size_t i = 0; i < n; i++)
-                if (streq(v[i]->node->path, path))
-                        return v[i];
-        return NULL;
+static int discover_one(struct manager *m, const struct df_config *c, struct built *b, const char *path) {
+        _cleanup_free_ char *canonical = NULL;
+        struct df_config_errors skipped = {};
+        struct manager_device *d = NULL;
+        const char *name = strrchr(path, '/') + 1;
+        int r;
+
+        if (df_root_resolve(&m->root, path, &canonical) < 0 || find_path(b, canonical))
+                return 0; /* a configured section wins */
+        if (name_taken(b, name) || !df_name_valid(name)) {
+                log_warning("%s: not managing autodiscovered %s: the name is taken or invalid", name, path);
+                return 0;
+        }
+        /* An autodiscovered node that cannot be managed is skipped with a warning, never an error:
+         * nobody asked for it. */
+        r = build_device(m, c, NULL, path, name, &d, &skipped);
+        for (size_t k = 0; k < skipped.n; k++)
+                log_warning("%s: not managing autodiscovered %s: %s", name, path, skipped.messages[k]);
+        df_config_errors_done(&skipped);
+        if (r > 0 && push(b, d) < 0) {
+                device_free(d);
+                r = -ENOMEM;
+        }
+        return r == -ENOMEM ? r : 0;
 }
 
-static struct manager_device *find_name(struct manager_device **v, size_t n, const char *name) {
-        for (size_t i = 0; i < n; i++)
-                if (streq(v[i]->name, name))
-                        return v[i];
-        return NULL;
-}
-
-static int discover(struct manager *m, const struct df_config *c, struct manager_device ***v, size_t *n) {
+static int discover(struct manager *m, const struct df_config *c, struct built *b) {
         char **paths = NULL;
         size_t n_paths = 0;
         int r;
@@ -132,57 +165,28 @@ static int discover(struct manager *m, const struct df_config *c, struct manager
                 log_warning_errno(r, "Autodiscovery failed: %m");
                 return 0;
         }
-        for (size_t i = 0; i < n_paths; i++) {
-                _cleanup_free_ char *canonical = NULL;
-                struct manager_device *d = NULL;
-                const char *name = strrchr(paths[i], '/') + 1;
-
-                if (df_root_resolve(&m->root, paths[i], &canonical) < 0 || find_path(*v, *n, canonical))
-                        continue; /* a configured section wins */
-                if (find_name(*v, *n, name) || !df_name_valid(name)) {
-                        log_warning(
-                                "%s: not managing autodiscovered %s: the name is taken or invalid", name,
-                                paths[i]);
-                        continue;
-                }
-                /* An autodiscovered node that cannot be managed is skipped with a warning, never an
-                 * error: nobody asked for it. */
-                struct df_config_errors skipped = {};
-                r = build_device(m, c, NULL, paths[i], name, &d, &skipped);
-                for (size_t k = 0; k < skipped.n; k++)
-                        log_warning(
-                                "%s: not managing autodiscovered %s: %s", name, paths[i], skipped.messages[k]);
-                df_config_errors_done(&skipped);
-                if (r > 0 && push(v, n, d) < 0) {
-                        device_free(d);
-                        r = -ENOMEM;
-                }
-                if (r == -ENOMEM)
-                        break;
-        }
+        r = 0;
+        for (size_t i = 0; i < n_paths && r >= 0; i++)
+                r = discover_one(m, c, b, paths[i]);
         for (size_t i = 0; i < n_paths; i++)
                 free(paths[i]);
         free(paths);
-        return r == -ENOMEM ? r : 0;
+        return r;
 }
 
-int build_devices(
-        struct manager *m, const struct df_config *c, struct manager_device ***ret, size_t *ret_n,
-        struct df_config_errors *errors) {
-        struct manager_device **v = NULL;
-        size_t n = 0;
-        int r = 0;
-
+static int build_configured(
+        struct manager *m, const struct df_config *c, struct built *b, struct df_config_errors *errors) {
         for (size_t i = 0; i < c->n_devices; i++) {
                 const struct df_config_device *cd = &c->devices[i];
                 struct manager_device *d = NULL, *same;
+                int r;
 
                 r = build_device(m, c, cd, cd->path, cd->name, &d, errors);
                 if (r == -ENOMEM)
-                        goto fail;
+                        return r;
                 if (r <= 0)
                         continue;
-                same = find_path(v, n, d->node->path);
+                same = find_path(b, d->node->path);
                 if (same) {
                         const struct df_config_device *other = df_config_find_device(c, same->name);
                         df_config_errors_add(
@@ -191,28 +195,34 @@ int build_devices(
                         device_free(d);
                         continue;
                 }
-                if (push(&v, &n, d) < 0) {
+                if (push(b, d) < 0) {
                         device_free(d);
-                        r = -ENOMEM;
-                        goto fail;
+                        return -ENOMEM;
                 }
         }
-        if (errors->n > 0) {
-                r = -EINVAL;
-                goto fail;
-        }
-        if (c->autodiscover) {
-                r = discover(m, c, &v, &n);
-                if (r < 0)
-                        goto fail;
-        }
-        if (n > 0) /* qsort() with a NULL array is undefined, even for 0 elements */
-                qsort(v, n, sizeof(*v), cmp_devices);
-        *ret = v;
-        *ret_n = n;
         return 0;
+}
 
-fail:
-        free_devices(v, n);
-        return r < 0 ? r : -EINVAL;
+int build_devices(
+        struct manager *m, const struct df_config *c, struct manager_device ***ret, size_t *ret_n,
+        struct df_config_errors *errors) {
+        struct built b = {};
+        int r;
+
+        r = build_configured(m, c, &b, errors);
+        if (r >= 0 && errors->n > 0)
+                r = -EINVAL;
+        if (r >= 0 && c->autodiscover)
+                r = discover(m, c, &b);
+        df_strmap_done(&b.by_path);
+        df_strmap_done(&b.by_name);
+        if (r < 0) {
+                free_devices(b.v, b.n);
+                return r;
+        }
+        if (b.n > 0) /* qsort() with a NULL array is undefined, even for 0 elements */
+                qsort(b.v, b.n, sizeof(*b.v), cmp_devices);
+        *ret = b.v;
+        *ret_n = b.n;
+        return 0;
 }

@@ -108,8 +108,11 @@ int manager_restore_originals_file(const struct manager_options *o) {
                 }
                 if (r > 0)
                         log_info("%s: original settings restored", e->path);
-                (void) originals_remove(orig, e->path);
+                (void) originals_forget(orig, e->path);
         }
+        /* Once for all: each save rewrites the whole file. */
+        if (!o->dry_run)
+                (void) originals_save(orig);
         originals_free(orig);
         df_root_close(&root);
         return failed ? -EIO : 0;

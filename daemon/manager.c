@@ -272,7 +272,8 @@ void activate_all(struct manager *m, struct manager_device **fresh, size_t n_fre
         free(done);
 }
 
-static void restore_device(struct manager *m, struct manager_device *d) {
+/* Written back and forgotten; `save`: the file is saved now, else the caller saves once for many. */
+static void restore_device(struct manager *m, struct manager_device *d, bool save) {
         const struct df_originals *o;
         struct df_originals polite;
         int r;
@@ -297,21 +298,23 @@ static void restore_device(struct manager *m, struct manager_device *d) {
                         d->node->error[0] ? d->node->error : strerror(-r));
                 return;
         }
-        if (r == -EBADMSG) {
+        if (r == -EBADMSG)
                 log_warning("%s: ignoring its record of original settings: %s", d->name, d->node->error);
-                (void) originals_remove(m->originals, d->node->path);
-                return;
+        else {
+                log_info("%s: original settings restored", d->name);
+                d->prepared = false;
         }
-        log_info("%s: original settings restored", d->name);
-        (void) originals_remove(m->originals, d->node->path);
-        d->prepared = false;
+        if (save)
+                (void) originals_remove(m->originals, d->node->path);
+        else
+                (void) originals_forget(m->originals, d->node->path);
 }
 
 static void remove_device(struct manager *m, struct manager_device *d, bool restore) {
         if (m->listener && m->listener->device_removing)
                 m->listener->device_removing(m, d, m->listener_userdata);
         if (restore)
-                restore_device(m, d);
+                restore_device(m, d, true);
         else if (!m->dry_run)
                 (void) originals_remove(m->originals, d->node->path); /* gone with its directory */
         device_free(d);
@@ -370,6 +373,8 @@ void manager_detach_vanished_later(struct manager *m) {
  * stays: the first-write hook trusts it over what the crashed run left in sysfs.
  */
 static void restore_leftovers(struct manager *m) {
+        bool changed = false;
+
         for (size_t i = 0; !m->dry_run && i < m->originals->n;) {
                 struct originals_entry *e = &m->originals->entries[i];
                 int r = restore_entry(&m->root, e, false);
@@ -380,8 +385,11 @@ static void restore_leftovers(struct manager *m) {
                 }
                 if (r > 0)
                         log_info("%s: original settings restored (left by an earlier run)", e->path);
-                (void) originals_remove(m->originals, e->path);
+                (void) originals_forget(m->originals, e->path);
+                changed = true;
         }
+        if (changed)
+                (void) originals_save(m->originals);
 }
 
 static void log_errors(const struct df_config_errors *e) {
@@ -474,7 +482,7 @@ static void keep_device(struct manager *m, struct manager_device *old, struct ma
         struct df_load_source *load = fresh->load;
 
         if (old->spec->mode != fresh->spec->mode)
-                restore_device(m, old); /* give the kernel its own settings back before the new mode */
+                restore_device(m, old, true); /* give the kernel its own settings back before the new mode */
         if (!df_spec_equal(old->spec, fresh->spec))
                 log_info("%s: its configuration changed", old->name);
 
@@ -567,7 +575,9 @@ int manager_restore_all(struct manager *m) {
         for (size_t i = 0; i < m->n_groups; i++)
                 (void) sd_event_source_set_enabled(m->groups[i]->timer, SD_EVENT_OFF);
         for (size_t i = 0; i < m->n_devices; i++)
-                restore_device(m, m->devices[i]);
+                restore_device(m, m->devices[i], false);
+        if (!m->dry_run)
+                (void) originals_save(m->originals); /* once for all: each save rewrites the file */
         return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -35,6 +36,8 @@ static int append_entry(struct originals *o, const char *path, const struct df_o
                 free(p);
                 return -ENOMEM;
         }
+        if (!o->index_stale && df_strmap_insert(&o->index, p, strlen(p), o->n) < 0)
+                o->index_stale = true; /* rebuilt (or scanned) at the next lookup */
         *e = (struct originals_entry){ .path = p, .values = *values };
         o->n++;
         return 0;
@@ -117,15 +120,38 @@ struct originals *originals_free(struct originals *o) {
                 free(o->entries[i].path);
         free(o->entries);
         free(o->file);
+        df_strmap_done(&o->index);
         free(o);
         return NULL;
 }
 
-const struct df_originals *originals_get(const struct originals *o, const char *path) {
+static int index_rebuild(struct originals *o) {
+        df_strmap_done(&o->index);
         for (size_t i = 0; i < o->n; i++)
-                if (streq(o->entries[i].path, path))
-                        return &o->entries[i].values;
-        return NULL;
+                if (df_strmap_insert(&o->index, o->entries[i].path, strlen(o->entries[i].path), i) == -ENOMEM) {
+                        df_strmap_done(&o->index);
+                        return -ENOMEM;
+                }
+        o->index_stale = false;
+        return 0;
+}
+
+static ssize_t find(struct originals *o, const char *path) {
+        size_t i;
+
+        if (o->index_stale && index_rebuild(o) < 0) {
+                for (i = 0; i < o->n; i++) /* no memory for the index: a scan still answers */
+                        if (streq(o->entries[i].path, path))
+                                return (ssize_t) i;
+                return -1;
+        }
+        return df_strmap_find(&o->index, path, strlen(path), &i) ? (ssize_t) i : -1;
+}
+
+const struct df_originals *originals_get(struct originals *o, const char *path) {
+        ssize_t i = find(o, path);
+
+        return i < 0 ? NULL : &o->entries[i].values;
 }
 
 int originals_save(const struct originals *o) {
@@ -185,16 +211,30 @@ int originals_record(struct originals *o, const char *path, const struct df_orig
 void originals_truncate(struct originals *o, size_t n) {
         while (o->n > n)
                 free(o->entries[--o->n].path);
+        o->index_stale = true;
+}
+
+/* The last entry takes the place of the one forgotten: no shift of the others, no index rebuilt. */
+int originals_forget(struct originals *o, const char *path) {
+        ssize_t i = find(o, path);
+        struct originals_entry *last;
+
+        if (i < 0)
+                return 0;
+        if (!o->index_stale)
+                (void) df_strmap_remove(&o->index, path, strlen(path));
+        free(o->entries[i].path);
+        last = &o->entries[--o->n];
+        if ((size_t) i == o->n)
+                return 1;
+        o->entries[i] = *last;
+        if (!o->index_stale &&
+            (df_strmap_remove(&o->index, last->path, strlen(last->path)) < 0 ||
+             df_strmap_insert(&o->index, last->path, strlen(last->path), (size_t) i) < 0))
+                o->index_stale = true;
+        return 1;
 }
 
 int originals_remove(struct originals *o, const char *path) {
-        for (size_t i = 0; i < o->n; i++) {
-                if (!streq(o->entries[i].path, path))
-                        continue;
-                free(o->entries[i].path);
-                memmove(&o->entries[i], &o->entries[i + 1], (o->n - i - 1) * sizeof(o->entries[0]));
-                o->n--;
-                return originals_save(o);
-        }
-        return 0;
+        return originals_forget(o, path) > 0 ? originals_save(o) : 0;
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "node.h"
+#include "strmap.h"
 
 struct originals_entry {
         char *path; /* the node's canonical path inside the root */
@@ -17,13 +18,17 @@ struct originals {
         char *file; /* <runtime-dir>/originals */
         struct originals_entry *entries;
         size_t n;
+        /* path → index, rebuilt on the next lookup after a removal shifted the entries (ten
+         * thousand nodes must not cost a scan each) */
+        struct df_strmap index;
+        bool index_stale;
 };
 
 /* Read the file when it exists (entries left by a run that did not restore them). */
 int originals_load(const char *runtime_dir, struct originals **ret);
 struct originals *originals_free(struct originals *o);
 
-const struct df_originals *originals_get(const struct originals *o, const char *path);
+const struct df_originals *originals_get(struct originals *o, const char *path);
 
 /* Record and save at once (before the first write to the node); an existing entry is kept. */
 int originals_add(struct originals *o, const char *path, const struct df_originals *values);
@@ -37,3 +42,7 @@ void originals_truncate(struct originals *o, size_t n);
 
 /* Forget and save (after the values were written back); the file goes when the last entry does. */
 int originals_remove(struct originals *o, const char *path);
+/* Forget without saving: many in a row (at exit, after a crash), then originals_save() once. 1 when
+ * there was an entry. Until the save, the file still has it: a crash in between restores the node
+ * again at the next start, which writes the same values. */
+int originals_forget(struct originals *o, const char *path);

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "macro.h"
+#include "strmap.h"
 
 /* libinih's defaults are part of the format: a 200-byte line buffer holds 198 bytes, the newline
  * and the NUL; section and key names are truncated at 50 bytes with the NUL. */
@@ -45,6 +46,7 @@ struct parser {
         bool oom;
         bool defaults_bad; /* default-mode or default-governor was refused: devices are not judged */
         bool *device_bad;  /* per device: one of its keys was refused */
+        struct df_strmap device_index; /* device name → index in config->devices */
 
         /* The file being read, from a FILE or from memory. */
         const char *file;

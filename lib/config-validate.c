@@ -244,47 +244,58 @@ static int validate_range(struct parser *p, const struct df_config_device *d) {
 }
 
 /* A device is known by its path as written, without a trailing '/'. */
-static bool same_path(const char *a, const char *b) {
-        size_t na = strlen(a), nb = strlen(b);
+static size_t path_key_len(const char *path) {
+        size_t n = strlen(path);
 
-        if (na > 1 && a[na - 1] == '/')
-                na--;
-        if (nb > 1 && b[nb - 1] == '/')
-                nb--;
-        return na == nb && strneq(a, b, na);
+        return n > 1 && path[n - 1] == '/' ? n - 1 : n;
 }
 
-static void validate_path(struct parser *p, const struct df_config_device *d) {
+/* `paths` maps each path seen so far to its first device (a table: ten thousand sections must not
+ * cost a scan of the earlier ones each). */
+static void validate_path(struct parser *p, size_t i, bool judge, struct df_strmap *paths) {
         const struct df_config *c = p->config;
+        const struct df_config_device *d = &c->devices[i], *o;
+        size_t first;
+        int r;
 
         if (!d->path) {
-                config_report_at(
-                        p, &d->loc, "device '%s' has no path (e.g. path = /sys/class/devfreq/NODE)", d->name);
+                if (judge)
+                        config_report_at(
+                                p, &d->loc, "device '%s' has no path (e.g. path = /sys/class/devfreq/NODE)",
+                                d->name);
                 return;
         }
-        for (const struct df_config_device *o = c->devices; o < d; o++)
-                if (o->path && same_path(o->path, d->path)) {
+        if (df_strmap_find(paths, d->path, path_key_len(d->path), &first)) {
+                o = &c->devices[first];
+                if (judge)
                         config_report_at(
                                 p, &d->path_loc, "device '%s' has the same path as device '%s' (%s:%u)",
                                 d->name, o->name, o->path_loc.file, o->path_loc.line);
-                        return;
-                }
+                return;
+        }
+        r = df_strmap_insert(paths, d->path, path_key_len(d->path), i);
+        if (r < 0)
+                (void) config_oom(p);
 }
 
 /* Devices with a refused key were reported already; judging their remains would only add noise. */
 void config_validate(struct parser *p) {
+        struct df_strmap paths = {};
+
         assert(p);
 
         for (size_t i = 0; i < p->config->n_devices; i++) {
                 struct df_config_device *d = &p->config->devices[i];
 
+                /* A refused device's path still counts as taken for the ones after it. */
+                validate_path(p, i, !p->device_bad[i], &paths);
                 if (p->device_bad[i])
                         continue;
-                validate_path(p, d);
                 if (!p->defaults_bad)
                         validate_governor(p, d);
                 (void) validate_opps(p, d);
                 (void) validate_range(p, d);
         }
+        df_strmap_done(&paths);
         config_validate_profiles(p);
 }

@@ -242,6 +242,7 @@ load(const struct source *sources, size_t n, const char *dropin_dir, struct df_c
         free(p.key);
         free(p.value);
         free(p.device_bad);
+        df_strmap_done(&p.device_index);
         df_config_errors_done(&scratch);
         if (p.oom)
                 r = -ENOMEM;
