@@ -22,12 +22,19 @@
 #define REQUEST_STRING_MAX 256
 #define CURRENT_FREQUENCY_COALESCE_USEC UINT64_C(100000)
 #define PENDING_CHECKS_MAX 64
+/* Large reads waiting (dbus/large-reads.c): per connection, per uid, in all. */
+#define LARGE_READS_PER_CONNECTION 2u
+#define LARGE_READS_PER_USER 4u
+#define LARGE_READS_MAX 16u
+/* After a large read that took T, the next waits LARGE_READ_PACE × T. */
+#define LARGE_READ_PACE 4
 
 struct client;
 struct request;
 struct auth_check;
 struct power_profiles;
 struct name_watch;
+struct large_read;
 
 /* A QoS request object: owned by its client, linked on its device, keyed by id. */
 struct request {
@@ -126,6 +133,14 @@ struct bus {
         uint64_t drop_log_start;
         uint64_t drop_log_suppressed;
         unsigned drop_log_lines;
+
+        /* GetManagedObjects and Introspect waiting for their turn (large-reads.c) */
+        struct large_read *large_reads;
+        unsigned n_large_reads;
+        sd_event_source *large_read_event; /* idle priority: answers the oldest */
+        sd_event_source *large_read_post;  /* times the answer, for the pause after it */
+        sd_event_source *large_read_timer; /* the end of the pause */
+        uint64_t large_read_started, large_read_not_before;
 
         /* authorization */
         struct auth_check *checks;
@@ -233,6 +248,11 @@ int name_watch_new(
         struct bus *b, const char *name, name_owner_changed_t changed, void *userdata, struct name_watch **ret);
 const char *name_watch_owner(const struct name_watch *w);
 struct name_watch *name_watch_free(struct name_watch *w);
+
+/* dbus/large-reads.c: GetManagedObjects and Introspect from callers other than root wait for a
+ * moment when nothing else does, within a share per connection and per uid. */
+int large_reads_start(struct bus *b);
+void large_reads_free(struct bus *b);
 
 /* dbus/logind.c */
 int logind_watch_start(struct bus *b);

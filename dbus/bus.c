@@ -235,6 +235,9 @@ static int bus_serve(struct bus *b, bool watch_polkit) {
         r = senders_filter_start(b);
         if (r < 0)
                 return log_error_errno(r, "Failed to install the filter of forged signals: %m");
+        r = large_reads_start(b);
+        if (r < 0)
+                return log_error_errno(r, "Failed to install the filter of large reads: %m");
         r = register_objects(b);
         if (r < 0)
                 return log_error_errno(r, "Failed to register the bus objects: %m");
@@ -322,6 +325,7 @@ struct bus *bus_free(struct bus *b) {
         b->coalesce_timer = sd_event_source_disable_unref(b->coalesce_timer);
         b->trim = sd_event_source_disable_unref(b->trim);
         auth_checks_free_all(b);
+        large_reads_free(b);
         power_profiles_free(b);
         requests_free_all(b);
         held_requests_free(b);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The bus side of the benchmarks (tests/bench/run): request round trips beside Peer.Ping, release
- * latency after SIGKILL, request scale, add/remove cycles, filling, and start-up time to READY=1. */
+ * latency after SIGKILL, request scale, add/remove cycles, filling, start-up time to READY=1, and
+ * round trips during another caller's flood of large reads. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -596,6 +597,99 @@ static int cmd_cycles(int argc, char **argv) {
         return 0;
 }
 
+/* --- a flood of large reads, and round trips measured meanwhile ------------------------------ */
+
+struct read_flood {
+        sd_bus *bus;
+        size_t replies, limited, other_errors, in_flight;
+        uint64_t deadline;
+};
+
+static void start_read(struct read_flood *f);
+
+static int on_read(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        struct read_flood *f = userdata;
+
+        f->in_flight--;
+        if (!sd_bus_message_is_method_error(m, NULL))
+                f->replies++;
+        else if (sd_bus_message_is_method_error(m, SD_BUS_ERROR_LIMITS_EXCEEDED))
+                f->limited++;
+        else
+                f->other_errors++;
+        if (now_ns() < f->deadline)
+                start_read(f);
+        return 0;
+}
+
+static void start_read(struct read_flood *f) {
+        int r = sd_bus_call_method_async(
+                f->bus, NULL, DEST, "/org/devfreqd/Devfreq1", "org.freedesktop.DBus.ObjectManager",
+                "GetManagedObjects", on_read, f, "");
+
+        if (r < 0)
+                die("queueing GetManagedObjects", r);
+        f->in_flight++;
+}
+
+/* read-flood SECONDS IN_FLIGHT: GetManagedObjects, IN_FLIGHT at a time, for SECONDS. */
+static int cmd_read_flood(int argc, char **argv) {
+        struct read_flood f = {};
+
+        if (argc != 2)
+                return -EINVAL;
+        f.bus = connect_bus();
+        f.deadline = now_ns() + strtoull(argv[0], NULL, 10) * 1000000000u;
+        for (size_t i = strtoul(argv[1], NULL, 10); i > 0; i--)
+                start_read(&f);
+        while (f.in_flight > 0) {
+                int r = sd_bus_process(f.bus, NULL);
+                if (r < 0)
+                        die("processing the bus", r);
+                if (r == 0 && (r = sd_bus_wait(f.bus, CALL_TIMEOUT_USEC)) < 0)
+                        die("waiting on the bus", r);
+        }
+        printf("read-flood replies=%zu limited=%zu errors=%zu\n", f.replies, f.limited, f.other_errors);
+        sd_bus_flush_close_unref(f.bus);
+        return 0;
+}
+
+/* pairs DEVICE SECONDS VALUE: AddRequest + Remove, one after the other, for SECONDS; the
+ * quantiles of one pair's round trip. */
+static int cmd_pairs(int argc, char **argv) {
+        size_t n = 0, allocated = 1024;
+        uint64_t *v = alloc_samples(allocated), deadline, value;
+        char *dev;
+        sd_bus *bus;
+
+        if (argc != 3)
+                return -EINVAL;
+        dev = device_path(argv[0]);
+        value = strtoull(argv[2], NULL, 10);
+        bus = connect_bus();
+        deadline = now_ns() + strtoull(argv[1], NULL, 10) * 1000000000u;
+        while (now_ns() < deadline) {
+                uint64_t t0 = now_ns();
+                char *req = add_request(bus, dev, "min-frequency", value);
+
+                remove_request(bus, req);
+                free(req);
+                if (n == allocated) {
+                        allocated *= 2;
+                        v = realloc(v, allocated * sizeof(*v));
+                        if (!v)
+                                die("realloc", ENOMEM);
+                }
+                v[n++] = now_ns() - t0;
+        }
+        printf("pairs n=%zu median_ms=%.2f p99_ms=%.2f max_ms=%.2f\n", n, quantile(v, n, 0.5) / 1e6,
+               quantile(v, n, 0.99) / 1e6, quantile(v, n, 1.0) / 1e6);
+        free(v);
+        free(dev);
+        sd_bus_flush_close_unref(bus);
+        return 0;
+}
+
 /* --- start-up: exec to READY=1 over NOTIFY_SOCKET --------------------------------------------- */
 
 /* startup SOCKET_PATH N -- COMMAND... : median and max time from exec to READY=1 (ms). The daemon
@@ -685,6 +779,8 @@ static const struct {
         { "hold", cmd_hold, "ADDRESS hold DEVICE_PREFIX N_DEVICES TOTAL MAX_CLIENTS" },
         { "cycles", cmd_cycles, "ADDRESS cycles DEVICE COUNT WINDOW VALUE" },
         { "startup", cmd_startup, "- startup SOCKET N -- COMMAND..." },
+        { "read-flood", cmd_read_flood, "ADDRESS read-flood SECONDS IN_FLIGHT" },
+        { "pairs", cmd_pairs, "ADDRESS pairs DEVICE SECONDS VALUE" },
 };
 
 int main(int argc, char **argv) {

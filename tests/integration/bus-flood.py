@@ -3,7 +3,8 @@
 
 Usage: bus-flood.py ADDRESS OBJECT METHOD COUNT SIZE [SECONDS]
 Sends COUNT calls of org.devfreqd.Devfreq1.Device.METHOD (SetGovernor: a name of SIZE bytes;
-AddRequest: a request type of SIZE bytes) without waiting between them, then waits up to
+AddRequest: a request type of SIZE bytes) or of org.freedesktop.DBus.ObjectManager.GetManagedObjects
+(METHOD GetManagedObjects, SIZE ignored) without waiting between them, then waits up to
 SECONDS (default 30) for their answers and prints one line "NAME=COUNT ..." with the error
 names (or "ok") and how many calls ended so, plus "pending=N" for the unanswered ones, and
 the length of the longest error message as "longest-message=N".
@@ -23,8 +24,11 @@ conn = Gio.DBusConnection.new_for_address_sync(
     None,
 )
 name = "x" * size
+interface = "org.devfreqd.Devfreq1.Device"
 if method == "SetGovernor":
     args = GLib.Variant("(s)", (name,))
+elif method == "GetManagedObjects":
+    interface, args = "org.freedesktop.DBus.ObjectManager", None
 else:
     args = GLib.Variant("(sta{sv})", (name, 0, {}))
 results = {}
@@ -48,7 +52,7 @@ def done(c, res, _data):
 
 for _ in range(count):
     conn.call(
-        "org.devfreqd.Devfreq1", obj, "org.devfreqd.Devfreq1.Device", method, args, None,
+        "org.devfreqd.Devfreq1", obj, interface, method, args, None,
         Gio.DBusCallFlags.NONE, int(seconds * 1000) + 5000, None, done, None,
     )
 GLib.timeout_add(int(seconds * 1000), loop.quit)

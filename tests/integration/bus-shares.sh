@@ -65,7 +65,26 @@ is "root is exempt: four requests over two connections" \
 client_stop a
 like "a slot freed by the user's connection leaving is the user's again" \
         "$(client_cmd b add gpu min-frequency 0)" '^ok '
-for id in b c r1 r2; do client_stop $id; done
+for id in b c r2; do client_stop $id; done
+
+# ================================================================ large reads per connection and per user
+# GetManagedObjects costs in proportion to the live requests: nobody's 64 at once on one connection
+# find 2 places to wait (its connection's share) and LimitsExceeded for the rest, at once; all are
+# answered one way or the other. Root's are never limited.
+for i in 1 2 3; do client_cmd r1 add gpu min-frequency 0 >/dev/null; done
+out=$("${as_nobody[@]}" "$PYTHON3" "$flood" "$bus_address" "$manager_path" GetManagedObjects 64 0 $((60 * slow)))
+like "64 GetManagedObjects at once from nobody: some answered, the rest LimitsExceeded, none left waiting" \
+        "${out% longest-message=*}" '^ok=[0-9]+ org.freedesktop.DBus.Error.LimitsExceeded=[0-9]+ pending=0$'
+limited=${out#*LimitsExceeded=}
+limited=${limited%% *}
+check "... most of them refused at once (the connection's share is 2 waiting): $limited refused" test "$limited" -ge 32
+check "the daemon's log has the refusals nowhere (a flood must not flood the log)" \
+        bash -c "! grep -q 'large reads waiting' '$daemon_log'"
+out=$("$PYTHON3" "$flood" "$bus_address" "$manager_path" GetManagedObjects 64 0 $((60 * slow)))
+is "root's 64 at once: all answered" "${out% longest-message=*}" "ok=64 pending=0"
+like "nobody's GetManagedObjects alone is answered" \
+        "$(nobody_busctl call "$name" "$manager_path" org.freedesktop.DBus.ObjectManager GetManagedObjects | head -c 20)" '^a\{oa\{sa\{sv\}\}\} '
+client_stop r1
 
 # ================================================================ callers' strings echoed back
 long=$(head -c 100000 /dev/zero | tr '\0' x)
