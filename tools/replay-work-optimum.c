@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The offline optimum of devfreq-replay --work: the least energy with no miss, knowing the future.
  * With first-in first-out work the cumulative amount done fixes the whole state, so a search
- * window by window that keeps only the Pareto front of (done, energy) is exact. */
+ * window by window that keeps only the Pareto front of (done, energy) is exact. Its cost is the
+ * front's size times the points, summed over the windows: bounded (replay-work.h), since work due
+ * far ahead lets the front grow with every window. */
 
 #include <errno.h>
 #include <stdlib.h>
@@ -87,13 +89,18 @@ static size_t prune(struct state *s, size_t n) {
         return k;
 }
 
-/* One window k from `front` into a new front over the allowed points; the deadlines of k are dues. */
+/* One window k from `front` into a new front over the allowed points; the deadlines of k are dues.
+ * *budget is what is left of the states that may be examined. */
 static int
 step(const struct work_model *m, const size_t *allowed, size_t n_allowed, const struct due *dues,
-     size_t n_dues, work_u128 arrived, struct state **front, size_t *n_front) {
-        struct state *next = malloc((*n_front * n_allowed + 1) * sizeof(struct state));
+     size_t n_dues, work_u128 arrived, uint64_t *budget, struct state **front, size_t *n_front) {
+        struct state *next;
         size_t n = 0;
 
+        if (*n_front > WORK_OPTIMUM_MAX_WINDOW_STATES / n_allowed || *n_front * n_allowed > *budget)
+                return -E2BIG;
+        *budget -= *n_front * n_allowed;
+        next = malloc((*n_front * n_allowed + 1) * sizeof(struct state));
         if (!next)
                 return -ENOMEM;
         for (size_t i = 0; i < *n_front; i++)
@@ -117,11 +124,12 @@ step(const struct work_model *m, const size_t *allowed, size_t n_allowed, const 
 
 int work_optimum(
         const struct work_model *m, const size_t *allowed, size_t n_allowed, const struct work_trace *t,
-        long double *ret) {
+        uint64_t max_states, long double *ret) {
         _cleanup_free_ struct due *dues = NULL;
         _cleanup_free_ struct state *front = NULL;
         size_t n_dues, n_front = 1, di = 0;
         work_u128 total, arrived = 0;
+        uint64_t budget = max_states ?: WORK_OPTIMUM_MAX_STATES;
         long double best = 0;
         bool found = false;
         int r;
@@ -146,7 +154,7 @@ int work_optimum(
                         arrived += t->cycles[k];
                 while (de < n_dues && dues[de].window == k)
                         de++;
-                r = step(m, allowed, n_allowed, dues + di, de - di, arrived, &front, &n_front);
+                r = step(m, allowed, n_allowed, dues + di, de - di, arrived, &budget, &front, &n_front);
                 if (r < 0)
                         return r;
                 di = de;

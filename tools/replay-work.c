@@ -17,7 +17,8 @@ struct work_run {
         struct work_model model;
         struct work_sim sim;
         struct work_trace trace;
-        size_t windows, drain;
+        size_t windows;
+        uint64_t drain;
 };
 
 static char *format_u128(char buf[static 40], work_u128 v) {
@@ -146,7 +147,7 @@ static int print_summary(struct work_run *w, FILE *out) {
         r = df_stats_format(&dev->stats, w->rp->now, &text);
         if (r < 0)
                 return r;
-        fprintf(out, "\n# %zu windows of %s (%zu after the trace)\n%s", w->windows,
+        fprintf(out, "\n# %zu windows of %s (%" PRIu64 " after the trace)\n%s", w->windows,
                 df_format_duration(a, w->rp->interval_usec), w->drain, text);
         fprintf(out, "%-24s: %.6Lg\n", "Energy", w->sim.energy);
         fprintf(out, "%-24s: %s\n", "Cycles done", format_u128(c, w->sim.done));
@@ -163,10 +164,15 @@ static int print_summary(struct work_run *w, FILE *out) {
         for (size_t i = 0; i < w->model.n; i++)
                 if (dev->opps.opps[i].enabled && w->model.freqs[i] >= lo && w->model.freqs[i] <= hi)
                         allowed[n++] = i;
-        r = work_optimum(&w->model, allowed, n, &w->trace, &best);
-        if (r < 0)
+        r = work_optimum(&w->model, allowed, n, &w->trace, w->o->optimum_max_states, &best);
+        if (r == -E2BIG)
+                fprintf(out,
+                        "%-24s: not computed (the exact search would examine more than %" PRIu64
+                        " states; see LIMITS in devfreq-replay(1))\n",
+                        "Optimum energy", w->o->optimum_max_states ?: WORK_OPTIMUM_MAX_STATES);
+        else if (r < 0)
                 return r;
-        if (r == 0)
+        else if (r == 0)
                 fprintf(out, "%-24s: none (some deadline is missed even at the highest point)\n",
                         "Optimum energy");
         else
@@ -198,6 +204,11 @@ static int work_loop(struct work_run *w, FILE *in, FILE *out) {
                 return r;
         /* Empty windows until all work is done: they still count energy and misses. */
         while (w->sim.backlog > 0) {
+                if (w->drain >= WORK_DRAIN_MAX_WINDOWS)
+                        return replay_bad_input(
+                                "%s: work is left after %" PRIu64 " empty windows past the trace; the points "
+                                "in use cannot finish it (see LIMITS in devfreq-replay(1))",
+                                w->rp->trace_name, WORK_DRAIN_MAX_WINDOWS);
                 r = run_window(w, 0, out);
                 if (r != 0)
                         return r;

@@ -83,17 +83,33 @@ int work_trace_add(struct work_trace *t, uint64_t cycles, uint64_t deadline_ns);
 void work_trace_done(struct work_trace *t);
 
 /*
+ * The exact search's bounds (devfreq-replay(1), LIMITS): at most WORK_OPTIMUM_MAX_STATES states
+ * examined in all (a state of the front at one point for one window: the time), and at most
+ * WORK_OPTIMUM_MAX_WINDOW_STATES of them for one window (the memory: 32 bytes each, 32 MiB). The
+ * front stays small when deadlines fall within a window or two, as in the traces of the tree; it
+ * grows with work whose deadline lies far ahead.
+ */
+#define WORK_OPTIMUM_MAX_STATES UINT64_C(4000000)
+#define WORK_OPTIMUM_MAX_WINDOW_STATES ((size_t) 1 << 20)
+
+/*
  * The least energy any sequence of the points `allowed` (indices into the model, ascending) can
  * spend on the trace with no miss, running windows after the trace until all work is done.
- * 1 and *ret set, 0 when no sequence avoids every miss, or a negative errno.
+ * 1 and *ret set, 0 when no sequence avoids every miss, -E2BIG when the search would go beyond
+ * `max_states` states examined (0: WORK_OPTIMUM_MAX_STATES) or the bound of one window, or
+ * another negative errno.
  */
 int work_optimum(
         const struct work_model *m, const size_t *allowed, size_t n_allowed, const struct work_trace *t,
-        long double *ret);
+        uint64_t max_states, long double *ret);
+
+/* After the trace, empty windows run until all work is done, at most this many (an error beyond). */
+#define WORK_DRAIN_MAX_WINDOWS UINT64_C(1000000)
 
 /* The closed loop: each line's work through the device's governor. Like replay_stream(). */
 struct work_options {
         long double static_power;
         bool summary;
+        uint64_t optimum_max_states; /* 0: WORK_OPTIMUM_MAX_STATES */
 };
 int work_stream(struct replay *rp, const struct work_options *o, FILE *in, FILE *out);

@@ -113,4 +113,22 @@ bad "--static-power that is not a fraction" "--static-power: 'lots' is not a fra
         "${w[@]}" --static-power lots "$tmp/bad-cycles.csv"
 bad "negative --static-power" "--static-power: '-1'" "${w[@]}" --static-power -1 "$tmp/bad-cycles.csv"
 
+# ================================================================ bounds on time and memory
+# Work due far ahead lets the exact optimum's front grow with every window: the search stops at its
+# bound and says so, in seconds rather than minutes (13 bytes of trace took 39 s before the bound).
+printf '%s\n' 999999999,99s >"$tmp/far.csv"
+set +e
+out=$(timeout 120 "$replay" --work --summary --opp 100MHz@800mV,200MHz@850mV,400MHz@900mV,800MHz@1V \
+        --governor simple_ondemand --interval 1ms "$tmp/far.csv" 2>&1)
+status=$?
+set -e
+is "work due far ahead: the run ends (status 0)" "$status" 0
+contains "... the optimum is not computed, naming its bound" "$out" \
+        "Optimum energy          : not computed (the exact search would examine more than 4000000 states"
+# More work than the points can finish: the empty windows after the trace stop at their bound.
+printf '%s\n' 18000000000000000000 >"$tmp/endless.csv"
+bad "work the points cannot finish: an error after the bound of empty windows" \
+        "work is left after 1000000 empty windows past the trace" \
+        --work --opp 100MHz --governor powersave --interval 1ms "$tmp/endless.csv"
+
 tap_done

@@ -243,28 +243,38 @@ START_TEST(test_optimum_by_hand) {
         /* Each window's work by its end: 200 MHz for the first (1.5 M x 1), then 100 MHz
          * (0.5 M x 0.25 + 1 M x 0.25) = 1,875,000. */
         trace_of(&tr, cycles, due_window, 3);
-        ck_assert_int_eq(work_optimum(&m, both, 2, &tr, &e), 1);
+        ck_assert_int_eq(work_optimum(&m, both, 2, &tr, 0, &e), 1);
         ck_assert(close_to(e, 1875000.0L));
         /* Only the slow point allowed: the first window cannot finish in time. */
-        ck_assert_int_eq(work_optimum(&m, both, 1, &tr, &e), 0);
+        ck_assert_int_eq(work_optimum(&m, both, 1, &tr, 0, &e), 0);
         work_trace_done(&tr);
 
         /* The first job due at 20 ms: 100 MHz throughout carries 0.5 M over and still meets every
          * deadline (the first job ends at 15 ms, the second at 20 ms): 3 M x 0.25 = 750,000. */
         trace_of(&tr, cycles, due_later, 3);
-        ck_assert_int_eq(work_optimum(&m, both, 2, &tr, &e), 1);
+        ck_assert_int_eq(work_optimum(&m, both, 2, &tr, 0, &e), 1);
         ck_assert(close_to(e, 750000.0L));
         work_trace_done(&tr);
 
         trace_of(&tr, too_much, due_window, 1);
-        ck_assert_int_eq(work_optimum(&m, both, 2, &tr, &e), 0);
+        ck_assert_int_eq(work_optimum(&m, both, 2, &tr, 0, &e), 0);
+        work_trace_done(&tr);
+
+        /* Past the states it may examine (2 for the first window, up to 4 for the second), the search
+         * stops: -E2BIG, and *ret untouched. */
+        trace_of(&tr, cycles, due_later, 3);
+        e = -1.0L;
+        ck_assert_int_eq(work_optimum(&m, both, 2, &tr, 3, &e), -E2BIG);
+        ck_assert(e == -1.0L);
+        ck_assert_int_eq(work_optimum(&m, both, 2, &tr, 100, &e), 1);
+        ck_assert(close_to(e, 750000.0L));
         work_trace_done(&tr);
         done(&m, &t);
 
         /* Static power 0.1 of 200 MHz x 1 V^2 for 10 ms: 200,000 x V a window. */
         model(&m, &t, f, NULL, 2, 10000, 0.1L);
         trace_of(&tr, cycles, due_window, 3);
-        ck_assert_int_eq(work_optimum(&m, both, 2, &tr, &e), 1);
+        ck_assert_int_eq(work_optimum(&m, both, 2, &tr, 0, &e), 1);
         ck_assert(close_to(e, 1875000.0L + 200000.0L + 100000.0L + 100000.0L));
         work_trace_done(&tr);
         done(&m, &t);
@@ -331,7 +341,7 @@ START_TEST(test_optimum_brute_force) {
                                         &tr, (uint64_t) (rand_r(&seed) % 3000000),
                                         deadlines[rand_r(&seed) % ELEMENTSOF(deadlines)]),
                                 0);
-                r = work_optimum(&m, all, n_points, &tr, &opt);
+                r = work_optimum(&m, all, n_points, &tr, 0, &opt);
                 ck_assert_int_ge(r, 0);
                 /* Deadlines reach at most 25 ms past the last window's start: two windows more. */
                 for (size_t len = tr.n; len <= tr.n + 2; len++) {
