@@ -13,13 +13,13 @@ ns_dpkg() { inside env PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=nonint
 
 # install_package: the package where the namespace reads it, and the list of what it ships.
 install_package() {
-        local status
+        local cmd status
         if [[ ! -f $package ]] || [[ $(dpkg-deb --field "$package" Package 2>/dev/null) != devfreqd ]]; then
                 echo "Bail out! DF_SYSTEM_PACKAGE=$package is not a devfreqd .deb (tools/package builds one)"
                 exit 1
         fi
-        for status in dpkg dpkg-deb dpkg-query; do
-                command -v "$status" >/dev/null || skip_all "$status is not installed"
+        for cmd in dpkg dpkg-deb dpkg-query; do
+                command -v "$cmd" >/dev/null || skip_all "$cmd is not installed"
         done
         status=$(dpkg-query -W -f='${db:Status-Status}' devfreqd 2>/dev/null || true)
         [[ $status != installed ]] ||
@@ -84,13 +84,11 @@ not_in_dpkg() { ! inside dpkg-query -W devfreqd >/dev/null 2>&1; }
 
 # package_remove_cases: dpkg -r stops the service (the originals back), dpkg -P leaves nothing.
 package_remove_cases() {
-        local pstate_obj
         expect "remove: systemctl start devfreqd succeeds" sctl start devfreqd
         expect "remove: before it, the service drives the nodes" wait_until 10 driven
         # A runtime choice, so that the state directory holds the daemon's state file.
-        pstate_obj=$(bus call "$name" "$manager_path" "$manager_iface" GetDevice s pstate | sed 's/^o "\(.*\)"$/\1/')
         check "remove: SetGovernor powersave on pstate succeeds" \
-                bus call "$name" "$pstate_obj" "$device_iface" SetGovernor s powersave
+                bus call "$name" "$(device_object pstate)" "$device_iface" SetGovernor s powersave
         expect "remove: the runtime choice is in /var/lib/devfreqd/state" \
                 wait_until 5 inside grep -q powersave /var/lib/devfreqd/state
 

@@ -89,6 +89,8 @@ expect() {
 }
 restarted_from() { [[ $(show devfreqd NRestarts) -gt $1 ]] && running && [[ $(show devfreqd MainPID) != "$2" ]]; }
 bus() { inside busctl "$@"; }
+# device_object NAME: the object path of the named device.
+device_object() { bus call "$name" "$manager_path" "$manager_iface" GetDevice s "$1" | sed 's/^o "\(.*\)"$/\1/'; }
 # gcall USER OBJECT METHOD ARGS...: gdbus call as USER; the reply, or "ERROR_NAME: MESSAGE".
 gcall() {
         local user=$1 obj=$2 method=$3
@@ -239,7 +241,7 @@ like "policy: an unprivileged user cannot own the name" \
 
 # --- polkit: the installed actions, a rule of the test's --------------------------------------------
 
-dev=$(bus call "$name" "$manager_path" "$manager_iface" GetDevice s dmc | sed 's/^o "\(.*\)"$/\1/')
+dev=$(device_object dmc)
 sctl start polkit
 expect "polkit: polkitd runs" is_state polkit active
 like "polkit: pkaction lists the installed request action" \
