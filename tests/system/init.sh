@@ -5,9 +5,10 @@
 #
 #   init.sh WORKDIR
 #
-# WORKDIR (on the host) holds dest/ (make install DESTDIR=), units/ (SYSTEMD_UNIT_PATH) and
-# fakeroot/ (tests/fixtures/mkroot). Everything written below lives on tmpfs mounts of this
-# namespace and disappears with it: nothing reaches the host's /run, /etc, /var, /tmp or /sys.
+# WORKDIR (on the host) holds dest/ (make install DESTDIR=; absent when the test installs the
+# Debian package instead), units/ (SYSTEMD_UNIT_PATH) and fakeroot/ (tests/fixtures/mkroot).
+# Everything written below lives on tmpfs mounts of this namespace and disappears with it:
+# nothing reaches the host's /run, /etc, /var, /tmp or /sys.
 set -euo pipefail
 layers=/run/devfreqd-system-test
 # WORKDIR may lie under /tmp or /run, which get tmpfs mounts here: it stays reachable through
@@ -35,10 +36,23 @@ overlay() {
         mount -t overlay overlay \
                 -o "lowerdir=$lower$dir,upperdir=$layers/$name/upper,workdir=$layers/$name/work" "$dir"
 }
-# The installed files where make install without DESTDIR would have put them.
-overlay /usr "$work/dest/usr"
-overlay /etc "$work/dest/etc"
-# State (/var/lib/devfreqd, /var/tmp of PrivateTmp=) stays in the namespace.
+if [[ -d $work/dest ]]; then
+        # The installed files where make install without DESTDIR would have put them.
+        overlay /usr "$work/dest/usr"
+        overlay /etc "$work/dest/etc"
+        unit_path=$work/units
+else
+        # The package mode (no dest/): dpkg -i writes into these layers. The unit directories
+        # start empty, so that systemd finds there the package's unit and enablement links and
+        # nothing of the machine's boot (their .wants/ would pull it in).
+        overlay /usr
+        overlay /etc
+        mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /usr/lib/systemd/system
+        mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /etc/systemd/system
+        unit_path=$work/units:/etc/systemd/system:/lib/systemd/system
+fi
+# State (/var/lib/devfreqd, /var/tmp of PrivateTmp=, and the dpkg database that dpkg -i changes
+# in the package mode) stays in the namespace.
 overlay /var
 
 # PID 1 writes to /dev/console and the kernel log, journald reads the latter: neither is the host's.
@@ -55,6 +69,6 @@ for dir in /sys/class /sys/devices/platform /sys/devices/system/cpu/cpufreq; do
         cp -a "$work/fakeroot$dir/." "$dir/"
 done
 
-export SYSTEMD_UNIT_PATH=$work/units
+export SYSTEMD_UNIT_PATH=$unit_path
 exec env container=other /lib/systemd/systemd --system --unit=devfreqd-system-test.target \
         --log-target=journal-or-kmsg

@@ -57,15 +57,22 @@ install_build() {
 }
 
 # prepare_units: SYSTEMD_UNIT_PATH holds the test's targets, the system's own units of the
-# journal, the bus and polkit, and the installed devfreqd.service, all as they are.
+# journal, the bus and polkit, and the installed devfreqd.service, all as they are. In the
+# package mode the units are copies (the namespace's /lib/systemd/system starts empty) and
+# devfreqd.service is the package's own, in /lib/systemd/system.
 prepare_units() {
         local u
         mkdir -p "$work/units"
         cp "$system_dir"/units/*.target "$work/units/"
         for u in systemd-journald.socket systemd-journald.service dbus.socket dbus.service polkit.service; do
                 [[ -f /lib/systemd/system/$u ]] || skip_all "the system has no $u"
-                ln -s "/lib/systemd/system/$u" "$work/units/$u"
+                if [[ -n ${package:-} ]]; then
+                        cp "/lib/systemd/system/$u" "$work/units/$u"
+                else
+                        ln -s "/lib/systemd/system/$u" "$work/units/$u"
+                fi
         done
+        [[ -z ${package:-} ]] || return 0
         # The work directory as the namespace sees it (init.sh binds it there, wherever it is).
         ln -s "/run/devfreqd-system-test/work${unit_file#"$work"}" "$work/units/devfreqd.service"
 }
@@ -94,6 +101,13 @@ host_state() {
         done
         find /tmp /var/tmp -maxdepth 1 -name 'systemd-private-*' -printf '%p\n'
         sha256sum /etc/passwd /etc/group
+        # The host's dpkg database and systemd's enablement state stay as they were: the package
+        # mode installs, removes and purges the package in the namespace's copy of them.
+        dpkg-query -W -f='devfreqd in dpkg: ${db:Status-Abbrev}${Version}\n' devfreqd 2>/dev/null ||
+                echo "devfreqd unknown to dpkg"
+        find /var/lib/dpkg/info /etc/systemd/system /var/lib/systemd/deb-systemd-helper-enabled \
+                /var/lib/systemd/deb-systemd-helper-masked -name '*devfreqd*' -printf '%p %y\n' 2>/dev/null
+        echo "dpkg.log lines naming devfreqd: $(grep -sc devfreqd /var/log/dpkg.log)"
 }
 
 # --- the namespaces ------------------------------------------------------------------------------

@@ -8,6 +8,13 @@
 set -euo pipefail
 PYTHON3=/usr/bin/python3
 source "$(dirname "$0")/lib.sh"
+# The package mode: DF_SYSTEM_PACKAGE names a devfreqd .deb, installed with dpkg -i in the
+# namespace instead of make install, then removed and purged (tests/system/package.sh).
+package=${DF_SYSTEM_PACKAGE:-}
+if [[ -n $package ]]; then
+        package=$(realpath -- "$package")
+        source "$(dirname "$0")/package.sh"
+fi
 
 # The highest exposure level systemd-analyze security may give the installed unit.
 max_exposure=1.2
@@ -35,7 +42,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-install_build
+if [[ -n $package ]]; then install_package; else install_build; fi
 prepare_units
 "$top_srcdir/tests/fixtures/mkroot" "$work/fakeroot"
 # Originals that are neither the daemon's values nor the hardware bounds: a restore that writes
@@ -82,6 +89,8 @@ expect() {
 }
 restarted_from() { [[ $(show devfreqd NRestarts) -gt $1 ]] && running && [[ $(show devfreqd MainPID) != "$2" ]]; }
 bus() { inside busctl "$@"; }
+# device_object NAME: the object path of the named device.
+device_object() { bus call "$name" "$manager_path" "$manager_iface" GetDevice s "$1" | sed 's/^o "\(.*\)"$/\1/'; }
 # gcall USER OBJECT METHOD ARGS...: gdbus call as USER; the reply, or "ERROR_NAME: MESSAGE".
 gcall() {
         local user=$1 obj=$2 method=$3
@@ -103,6 +112,7 @@ path = $pstate
 mode = govern
 governor = performance
 EOF
+if [[ -n $package ]]; then package_install_cases; fi
 
 # --- start: Type=notify, the status line, the writes under the unit's sandbox ---------------------
 
@@ -231,7 +241,7 @@ like "policy: an unprivileged user cannot own the name" \
 
 # --- polkit: the installed actions, a rule of the test's --------------------------------------------
 
-dev=$(bus call "$name" "$manager_path" "$manager_iface" GetDevice s dmc | sed 's/^o "\(.*\)"$/\1/')
+dev=$(device_object dmc)
 sctl start polkit
 expect "polkit: polkitd runs" is_state polkit active
 like "polkit: pkaction lists the installed request action" \
@@ -290,6 +300,7 @@ fi
 # --- nothing is left on the host ----------------------------------------------------------------------
 
 sctl stop devfreqd
+if [[ -n $package ]]; then package_remove_cases; fi
 shutdown_namespaces
 wait_until 10 no_ns_processes || true
 is "host: no process of the test's namespaces is left" "$(ns_processes)" ""
