@@ -29,6 +29,7 @@ enum section_kind {
         SECTION_DAEMON,
         SECTION_DEVICE,
         SECTION_PROFILE,
+        SECTION_THERMAL,
         SECTION_IGNORED, /* a header already reported as wrong: its keys are skipped */
 };
 
@@ -47,6 +48,7 @@ struct parser {
         bool defaults_bad; /* default-mode or default-governor was refused: devices are not judged */
         bool *device_bad;  /* per device: one of its keys was refused */
         struct df_strmap device_index; /* device name → index in config->devices */
+        bool *thermal_bad;             /* per thermal rule: one of its keys was refused */
 
         /* The file being read, from a FILE or from memory. */
         const char *file;
@@ -65,6 +67,7 @@ struct parser {
         enum section_kind section;
         size_t device;
         size_t profile;
+        size_t thermal;
 
         /* The assignment being collected: continuation lines append to it. */
         char *key;
@@ -106,6 +109,12 @@ int config_profile_begin(struct parser *p, const char *name);
 int config_apply_profile_line(struct parser *p, const char *name, const char *value);
 void config_validate_profiles(struct parser *p);
 void config_profile_done(struct df_config_profile *pr);
+
+/* config-thermal.c: [thermal NAME] sections */
+int config_thermal_begin(struct parser *p, const char *name);
+int config_apply_thermal(struct parser *p, const char *key, const char *value);
+void config_validate_thermals(struct parser *p);
+void config_thermal_done(struct df_config_thermal *t);
 
 /* config-validate.c */
 void config_validate(struct parser *p);

@@ -497,10 +497,12 @@ static int apply(struct parser *p, const char *name, const char *value) {
                 return config_refuse(p, "expected 'key = value' or '[section]': the key name is missing");
         if (strlen(name) > NAME_LEN_MAX)
                 return config_refuse(p, "key name longer than %u bytes", NAME_LEN_MAX);
-        if (p->section == SECTION_PROFILE) {
+        if (p->section == SECTION_PROFILE || p->section == SECTION_THERMAL) {
                 if (value_has_hash_comment(value))
                         return config_refuse(
                                 p, "'#' starts a comment only at the start of a line; use ';' after a value");
+                if (p->section == SECTION_THERMAL)
+                        return config_apply_thermal(p, name, value);
                 return config_apply_profile_line(p, name, value);
         }
 

@@ -77,10 +77,13 @@ static int section_begin(struct parser *p, char *name, const char *rest) {
         }
         if (config_startswith(name, "profile") && (!name[7] || config_is_space((unsigned char) name[7])))
                 return config_profile_begin(p, name + 7 + strspn(name + 7, " \t"));
+        if (config_startswith(name, "thermal") && (!name[7] || config_is_space((unsigned char) name[7])))
+                return config_thermal_begin(p, name + 7 + strspn(name + 7, " \t"));
         if (!config_startswith(name, "device") || (name[6] && !config_is_space((unsigned char) name[6])))
                 return config_report_line(
                         p, p->line,
-                        "unknown section [%s]; the sections are [daemon], [device NAME] and [profile NAME]",
+                        "unknown section [%s]; the sections are [daemon], [device NAME], [profile NAME] and "
+                        "[thermal NAME]",
                         name);
         s = name + 6;
         s += strspn(s, " \t");

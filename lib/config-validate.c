@@ -298,4 +298,5 @@ void config_validate(struct parser *p) {
         }
         df_strmap_done(&paths);
         config_validate_profiles(p);
+        config_validate_thermals(p);
 }

@@ -124,6 +124,8 @@ _printf_(2, 3) int config_refuse(struct parser *p, const char *fmt, ...) {
         va_end(ap);
         if (p->section == SECTION_DEVICE)
                 p->device_bad[p->device] = true;
+        else if (p->section == SECTION_THERMAL)
+                p->thermal_bad[p->thermal] = true;
         return -EINVAL;
 }
 
@@ -205,6 +207,9 @@ struct df_config *df_config_free(struct df_config *c) {
         for (size_t i = 0; i < c->n_profiles; i++)
                 config_profile_done(&c->profiles[i]);
         free(c->profiles);
+        for (size_t i = 0; i < c->n_thermals; i++)
+                config_thermal_done(&c->thermals[i]);
+        free(c->thermals);
         for (size_t i = 0; i < c->n_devices; i++)
                 device_done(&c->devices[i]);
         free(c->devices);
@@ -242,6 +247,7 @@ load(const struct source *sources, size_t n, const char *dropin_dir, struct df_c
         free(p.key);
         free(p.value);
         free(p.device_bad);
+        free(p.thermal_bad);
         df_strmap_done(&p.device_index);
         df_config_errors_done(&scratch);
         if (p.oom)

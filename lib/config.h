@@ -118,6 +118,32 @@ struct df_config_profile {
         size_t n_lines;
 };
 
+/* One [thermal NAME] section, merged over every file: a later value of a key replaces it. */
+struct df_config_thermal {
+        char *name;
+        struct df_location loc;
+        char *zone; /* a zone's type (thermal_zoneN/type) or name (thermal_zoneN) */
+        struct df_location zone_loc;
+        char **devices; /* device names; NULL with all_devices */
+        size_t n_devices;
+        bool all_devices; /* devices = * */
+        struct df_location devices_loc;
+        bool trip_set, clear_set;
+        int64_t trip, clear; /* millidegrees Celsius: cap at or above trip, release at or below clear */
+        struct df_location trip_loc, clear_loc;
+        uint64_t max_freq; /* Hz: while tripped, the points above it are disabled; 0 = unset */
+        struct df_location max_loc;
+        uint64_t poll_usec;  /* how often the zone is read (1 s) */
+        uint64_t stale_usec; /* how long an unreadable zone keeps the state (10 s) */
+        struct df_location poll_loc, stale_loc;
+};
+
+#define DF_CONFIG_DEFAULT_THERMAL_POLL_USEC UINT64_C(1000000)
+#define DF_CONFIG_DEFAULT_THERMAL_STALE_USEC UINT64_C(10000000)
+/* What a zone may report and be believed: outside, the reading is impossible (a dead sensor). */
+#define DF_THERMAL_MIN_MILLICELSIUS INT64_C(-40000)
+#define DF_THERMAL_MAX_MILLICELSIUS INT64_C(200000)
+
 #define DF_CONFIG_DEFAULT_POLLING_USEC UINT64_C(100000)
 #define DF_CONFIG_DEFAULT_OPP_STEP UINT64_C(100000000)
 
@@ -146,6 +172,9 @@ struct df_config {
 
         struct df_config_profile *profiles; /* in order of first appearance */
         size_t n_profiles;
+
+        struct df_config_thermal *thermals; /* in order of first appearance */
+        size_t n_thermals;
 
         struct df_config_device *devices; /* in order of first appearance */
         size_t n_devices;
@@ -188,6 +217,9 @@ struct df_config *df_config_free(struct df_config *c);
 
 const struct df_config_device *df_config_find_device(const struct df_config *c, const char *name);
 const struct df_config_profile *df_config_find_profile(const struct df_config *c, const char *name);
+const struct df_config_thermal *df_config_find_thermal(const struct df_config *c, const char *name);
+/* The rule caps the device of that name (listed, or devices = *). */
+bool df_config_thermal_covers(const struct df_config_thermal *t, const char *device);
 
 /* Values after defaults. */
 enum df_mode df_config_device_mode(const struct df_config *c, const struct df_config_device *d);

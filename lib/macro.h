@@ -2,6 +2,7 @@
 /* Small helpers shared by every layer: cleanup attributes, ownership transfer, array sizes. */
 #pragma once
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -68,6 +69,11 @@ static inline void closep(int *fd) {
         safe_close(*fd);
 }
 #define _cleanup_close_ _cleanup_(closep)
+
+static inline void closedirp(DIR **d) {
+        if (*d)
+                closedir(*d);
+}
 
 /* Define a cleanup helper for a type with a free function: DEFINE_TRIVIAL_CLEANUP_FUNC(struct x *, x_free). */
 #define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func)                                                              \

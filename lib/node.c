@@ -271,11 +271,6 @@ bool df_node_online(const struct df_node *n) {
 
 /* --- discovery ------------------------------------------------------------------------------ */
 
-static void closedirp(DIR **d) {
-        if (*d)
-                closedir(*d);
-}
-
 static bool policy_number(const char *path, uint64_t *ret) {
         const char *name = strrchr(path, '/') + 1;
 

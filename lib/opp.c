@@ -116,6 +116,17 @@ int df_opp_remove(struct df_opp_table *t, uint64_t freq) {
         return 0;
 }
 
+/* Availability from the two owners; a notification when it flips. 1 when it did. */
+static int update_availability(struct df_opp_table *t, struct df_opp *o) {
+        bool available = !o->disabled && !o->capped;
+
+        if (o->enabled == available)
+                return 0;
+        o->enabled = available;
+        notify(t, available ? DF_OPP_EVENT_ENABLE : DF_OPP_EVENT_DISABLE, o);
+        return 1;
+}
+
 /* kernel: _opp_set_availability(): no notification unless the state flips. */
 int df_opp_set_enabled(struct df_opp_table *t, uint64_t freq, bool enabled) {
         int i;
@@ -125,12 +136,36 @@ int df_opp_set_enabled(struct df_opp_table *t, uint64_t freq, bool enabled) {
         i = df_opp_find(t, freq);
         if (i < 0)
                 return i;
-        if (t->opps[i].enabled == enabled)
+        if (t->opps[i].disabled == !enabled)
                 return 0;
 
-        t->opps[i].enabled = enabled;
-        notify(t, enabled ? DF_OPP_EVENT_ENABLE : DF_OPP_EVENT_DISABLE, &t->opps[i]);
+        t->opps[i].disabled = !enabled;
+        (void) update_availability(t, &t->opps[i]);
         return 1;
+}
+
+int df_opp_set_cap(struct df_opp_table *t, uint64_t cap) {
+        struct df_opp *keep = NULL;
+        bool any = false;
+        int flips = 0;
+
+        assert(t);
+
+        for (size_t i = 0; i < t->n; i++) {
+                struct df_opp *o = &t->opps[i];
+                bool capped = cap > 0 && o->freq > cap;
+
+                if (!o->disabled && !keep)
+                        keep = o; /* the lowest point the administrator has enabled */
+                any = any || (!o->disabled && !capped);
+        }
+        for (size_t i = 0; i < t->n; i++) {
+                struct df_opp *o = &t->opps[i];
+
+                o->capped = cap > 0 && o->freq > cap && (any || o != keep);
+                flips += update_availability(t, o);
+        }
+        return flips;
 }
 
 int df_opp_enable(struct df_opp_table *t, uint64_t freq) {

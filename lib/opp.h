@@ -10,7 +10,9 @@ struct df_opp {
         uint64_t freq;       /* Hz */
         uint32_t microvolt;  /* 0 = unknown */
         uint32_t latency_us; /* switching latency, 0 = unknown */
-        bool enabled;        /* the kernel's "available" */
+        bool enabled;        /* the kernel's "available": neither disabled nor capped */
+        bool disabled;       /* by dev_pm_opp_disable() (the administrator) */
+        bool capped;         /* above a thermal cap: disabled by it, whatever the administrator says */
 };
 
 enum df_opp_event {
@@ -60,6 +62,16 @@ int df_opp_remove(struct df_opp_table *t, uint64_t freq);
 int df_opp_enable(struct df_opp_table *t, uint64_t freq);
 int df_opp_disable(struct df_opp_table *t, uint64_t freq);
 int df_opp_set_enabled(struct df_opp_table *t, uint64_t freq, bool enabled);
+
+/*
+ * A thermal cap: every point above `cap` (Hz; 0 for none) is disabled by the cap, apart from the
+ * administrator's own state, and becomes available again, if the administrator has it enabled,
+ * once the cap is lifted or raised. An enable by the administrator does not undo the cap. Should
+ * the cap and the administrator's disables together leave no point, the lowest point the
+ * administrator has enabled stays available. Notifies ENABLE/DISABLE for each point whose
+ * availability flips; returns how many did.
+ */
+int df_opp_set_cap(struct df_opp_table *t, uint64_t cap);
 
 /*
  * Lookups over enabled points only. On success return the index of the point in t->opps and

@@ -37,6 +37,12 @@ static const struct unit voltage_units[] = {
         { "V", UINT64_C(1000000), 6 },
 };
 
+/* Millidegrees Celsius as sysfs gives them (a bare number), or degrees. */
+static const struct unit temperature_units[] = {
+        { "", UINT64_C(1), 0 },
+        { "C", UINT64_C(1000), 3 },
+};
+
 /* ASCII only, whatever the locale. */
 static bool ascii_caseeq(const char *a, const char *b) {
         for (;; a++, b++) {
@@ -203,6 +209,25 @@ int df_parse_voltage(const char *s, uint32_t *ret_microvolt) {
         return 0;
 }
 
+int df_parse_temperature(const char *s, int64_t *ret_millicelsius) {
+        bool negative;
+        uint64_t v;
+        int r;
+
+        assert(ret_millicelsius);
+
+        if (!s)
+                return -EINVAL;
+        negative = s[0] == '-';
+        r = parse_units(s + negative, temperature_units, ELEMENTSOF(temperature_units), true, &v);
+        if (r < 0)
+                return r;
+        if (v > (uint64_t) INT64_MAX)
+                return -ERANGE;
+        *ret_millicelsius = negative ? -(int64_t) v : (int64_t) v;
+        return 0;
+}
+
 int df_parse_latency(const char *s, uint32_t *ret_usec) {
         uint64_t v;
         int r;
@@ -283,4 +308,21 @@ uint64_t df_now_usec(clockid_t clock) {
         if (clock_gettime(clock, &ts) < 0)
                 return 0;
         return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
+const char *df_format_temperature(char buf[static DF_TEMPERATURE_STRING_MAX], int64_t millicelsius) {
+        uint64_t a = millicelsius < 0 ? -(uint64_t) millicelsius : (uint64_t) millicelsius;
+        unsigned frac = (unsigned) (a % 1000), digits = 3;
+
+        while (frac > 0 && frac % 10 == 0) {
+                frac /= 10;
+                digits--;
+        }
+        if (frac > 0)
+                snprintf(
+                        buf, DF_TEMPERATURE_STRING_MAX, "%s%" PRIu64 ".%0*u C", millicelsius < 0 ? "-" : "",
+                        a / 1000, (int) digits, frac);
+        else
+                snprintf(buf, DF_TEMPERATURE_STRING_MAX, "%s%" PRIu64 " C", millicelsius < 0 ? "-" : "", a / 1000);
+        return buf;
 }

@@ -30,6 +30,10 @@ int df_parse_duration(const char *s, uint64_t *ret_usec);
 /* uV, mV, V; a bare number is only accepted for 0. Result in µV, at most UINT32_MAX. */
 int df_parse_voltage(const char *s, uint32_t *ret_microvolt);
 
+/* A temperature: degrees Celsius with a "C" ("85C", "82.5C", "-10C"), or a bare number of
+ * millidegrees as sysfs gives them ("85000"); an optional leading '-'. Result in millidegrees. */
+int df_parse_temperature(const char *s, int64_t *ret_millicelsius);
+
 /* A duration at most UINT32_MAX µs. */
 int df_parse_latency(const char *s, uint32_t *ret_usec);
 
@@ -37,6 +41,7 @@ int df_parse_latency(const char *s, uint32_t *ret_usec);
 #define DF_FREQ_STRING_MAX 32
 #define DF_DURATION_STRING_MAX 32
 #define DF_VOLTAGE_STRING_MAX 24
+#define DF_TEMPERATURE_STRING_MAX 32
 
 /*
  * For people: "800 MHz", "1.066 GHz", "0 Hz". The largest unit that keeps the integer part
@@ -52,6 +57,9 @@ const char *df_format_duration(char buf[static DF_DURATION_STRING_MAX], uint64_t
 
 /* "825 mV", "1.05 V", "0 uV". */
 const char *df_format_voltage(char buf[static DF_VOLTAGE_STRING_MAX], uint32_t microvolt);
+
+/* "85 C", "82.5 C", "-0.125 C": exact. */
+const char *df_format_temperature(char buf[static DF_TEMPERATURE_STRING_MAX], int64_t millicelsius);
 
 /* The time of `clock` in µs: the one reading of a clock (lib itself takes time as an argument). */
 uint64_t df_now_usec(clockid_t clock);

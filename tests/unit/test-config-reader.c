@@ -375,7 +375,8 @@ static const struct bad_case bad_cases[] = {
         { DEV "opp = 200MHz\n  825mV # volts\n", { "bad.conf:3: '#' starts a comment only at the start" } },
         /* sections */
         { "[deamon]\nautodiscover = yes\n",
-          { "bad.conf:1: unknown section [deamon]; the sections are [daemon], [device NAME] and [profile NAME]" } },
+          { "bad.conf:1: unknown section [deamon]; the sections are [daemon], [device NAME], [profile NAME] "
+            "and [thermal NAME]" } },
         { "[devices gpu]\n", { "bad.conf:1: unknown section [devices gpu]" } },
         { "[device]\n", { "bad.conf:1: [device] needs a name: [device NAME]" } },
         { "[device a/b]\npath = /sys/class/devfreq/x\n", { "bad.conf:1: 'a/b' is not a device name" } },

@@ -278,6 +278,55 @@ START_TEST(test_notify_only_on_change) {
 }
 END_TEST
 
+/* The availability of each point of a 100..500 MHz table, as a string of 1s and 0s. */
+static const char *availability(const struct df_opp_table *t, char buf[static 8]) {
+        for (size_t i = 0; i < t->n; i++)
+                buf[i] = t->opps[i].enabled ? '1' : '0';
+        buf[t->n] = '\0';
+        return buf;
+}
+
+START_TEST(test_thermal_cap) {
+        struct df_opp_table t;
+        struct recorder rec;
+        char b[8];
+
+        readme_table(&t, &rec);                             /* 100 on, 200 off, 300 on, 400 off, 500 on */
+        ck_assert_int_eq(df_opp_set_cap(&t, 250 * MHZ), 2); /* 300 and 500 go */
+        ck_assert_str_eq(availability(&t, b), "10000");
+        ck_assert_uint_eq(rec.n, 2);
+        ck_assert_int_eq(rec.event[0], DF_OPP_EVENT_DISABLE);
+        ck_assert_uint_eq(rec.opp[0].freq, 300 * MHZ);
+
+        /* The administrator's enable is recorded, and does not undo the cap. */
+        ck_assert_int_eq(df_opp_enable(&t, 400 * MHZ), 1);
+        ck_assert_str_eq(availability(&t, b), "10000");
+        ck_assert_uint_eq(rec.n, 2);
+        /* A point disabled meanwhile by the administrator stays disabled when the cap goes. */
+        ck_assert_int_eq(df_opp_disable(&t, 500 * MHZ), 1);
+        ck_assert_uint_eq(rec.n, 2);
+
+        /* Raised: only what it had disabled comes back, and only where the administrator agrees. */
+        ck_assert_int_eq(df_opp_set_cap(&t, 400 * MHZ), 2);
+        ck_assert_str_eq(availability(&t, b), "10110");
+        ck_assert_int_eq(df_opp_set_cap(&t, 0), 0);
+        ck_assert_str_eq(availability(&t, b), "10110");
+        ck_assert_uint_eq(rec.n, 4);
+        ck_assert_int_eq(df_opp_set_cap(&t, 0), 0); /* no flips, no notifications */
+        ck_assert_uint_eq(rec.n, 4);
+
+        /* The cap and the administrator leave nothing: the lowest point the administrator has
+         * enabled stays. */
+        ck_assert_int_eq(df_opp_disable(&t, 100 * MHZ), 1);
+        ck_assert_int_eq(df_opp_set_cap(&t, 150 * MHZ), 1);
+        ck_assert_str_eq(availability(&t, b), "00100");
+        ck_assert_int_eq(df_opp_enable(&t, 100 * MHZ), 1); /* now one under the cap exists */
+        ck_assert_int_eq(df_opp_set_cap(&t, 150 * MHZ), 1);
+        ck_assert_str_eq(availability(&t, b), "10000");
+        df_opp_table_done(&t);
+}
+END_TEST
+
 START_TEST(test_all_disabled) {
         struct df_opp_table t;
         uint64_t f;
@@ -533,6 +582,7 @@ static Suite *opp_suite(void) {
 
         tc = tcase_create("all_disabled");
         tcase_add_test(tc, test_all_disabled);
+        tcase_add_test(tc, test_thermal_cap);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("empty");

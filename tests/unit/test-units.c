@@ -48,6 +48,59 @@ static void check_u32_cases(int (*parse)(const char *, uint32_t *), const struct
         }
 }
 
+/* Temperatures: written out by hand, in millidegrees. */
+START_TEST(test_parse_temperature) {
+        static const struct {
+                const char *s;
+                int r;
+                int64_t v;
+        } cases[] = {
+                { "85C", 0, 85000 },
+                { "85c", 0, 85000 },
+                { "82.5C", 0, 82500 },
+                { "0.001C", 0, 1 },
+                { "-10C", 0, -10000 },
+                { "85000", 0, 85000 },
+                { "-40000", 0, -40000 },
+                { "0", 0, 0 },
+                { "-0C", 0, 0 },
+                { "0.0001C", -EINVAL, 0 },
+                { "85F", -EINVAL, 0 },
+                { "85 C", -EINVAL, 0 },
+                { " 85C", -EINVAL, 0 },
+                { "", -EINVAL, 0 },
+                { "-", -EINVAL, 0 },
+                { "--5C", -EINVAL, 0 },
+                { "+5C", -EINVAL, 0 },
+                { "C", -EINVAL, 0 },
+                { "1.5", -EINVAL, 0 },
+                { "9223372036854775807", 0, INT64_MAX },
+                { "9223372036854775808", -ERANGE, 0 },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                int64_t v = 12345;
+                int r = df_parse_temperature(cases[i].s, &v);
+
+                ck_assert_msg(r == cases[i].r, "'%s': got %d, expected %d", cases[i].s, r, cases[i].r);
+                ck_assert_msg(v == (r == 0 ? cases[i].v : 12345), "'%s': got %" PRId64, cases[i].s, v);
+        }
+        ck_assert_int_eq(df_parse_temperature(NULL, &(int64_t){ 0 }), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_format_temperature) {
+        char buf[DF_TEMPERATURE_STRING_MAX];
+
+        ck_assert_str_eq(df_format_temperature(buf, 85000), "85 C");
+        ck_assert_str_eq(df_format_temperature(buf, 82500), "82.5 C");
+        ck_assert_str_eq(df_format_temperature(buf, -125), "-0.125 C");
+        ck_assert_str_eq(df_format_temperature(buf, 0), "0 C");
+        ck_assert_str_eq(df_format_temperature(buf, 1), "0.001 C");
+        ck_assert_str_eq(df_format_temperature(buf, INT64_MIN), "-9223372036854775.808 C");
+}
+END_TEST
+
 START_TEST(test_safe_atou64) {
         static const struct parse_case cases[] = {
                 { "0", 0, 0 },
@@ -525,6 +578,11 @@ static Suite *units_suite(void) {
 
         tc = tcase_create("parse_voltage");
         tcase_add_test(tc, test_parse_voltage);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("temperature");
+        tcase_add_test(tc, test_parse_temperature);
+        tcase_add_test(tc, test_format_temperature);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("parse_latency");
