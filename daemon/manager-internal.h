@@ -28,6 +28,19 @@ void manager_profile_start(struct manager *m);
 /* After a reload: the active profile against the new configuration, or none when it is gone. */
 void manager_profile_reload(struct manager *m);
 
+/* manager-thermal.c */
+/* The rules of `c` from now on (a reload keeps the state of unchanged ones; new ones are read at
+ * once); true when a rule was added, changed or removed. Called while the old configuration
+ * exists; the devices are activated (and capped) afterwards. */
+bool manager_thermal_load(struct manager *m, const struct df_config *c);
+/* The cap on a device about to be activated. */
+void manager_thermal_cap_device(struct manager *m, struct manager_device *d);
+uint64_t manager_thermal_cap_of(const struct manager *m, const char *device);
+/* A group's tick: read the zones of its rules; caps follow trips and releases at once. */
+void manager_thermal_poll(struct manager *m, struct thermal_rule **rules, size_t n);
+void manager_thermal_changed(struct manager *m);
+void manager_thermal_free(struct manager *m);
+
 /* manager-build.c: turn the configuration into devices without writing anything */
 int build_devices(
         struct manager *m, const struct df_config *c, struct manager_device ***ret, size_t *ret_n,

@@ -11,6 +11,21 @@
 #include "manager-internal.h"
 #include "units.h"
 
+static void print_rule(const struct df_config_thermal *t, FILE *out) {
+        char a[DF_TEMPERATURE_STRING_MAX], b[DF_TEMPERATURE_STRING_MAX], f[DF_FREQ_STRING_MAX],
+                p[DF_DURATION_STRING_MAX], s[DF_DURATION_STRING_MAX];
+
+        fprintf(out, "thermal %s\n  zone:     %s\n  devices: ", t->name, t->zone);
+        if (t->all_devices)
+                fputs(" *", out);
+        for (size_t i = 0; i < t->n_devices; i++)
+                fprintf(out, " %s", t->devices[i]);
+        fprintf(out, "\n  trip:     %s, clear %s\n  cap:      %s\n  poll:     %s, stale after %s\n",
+                df_format_temperature(a, t->trip), df_format_temperature(b, t->clear),
+                df_format_frequency(f, t->max_freq), df_format_duration(p, t->poll_usec),
+                df_format_duration(s, t->stale_usec));
+}
+
 int manager_check_config(const struct manager_options *o, FILE *out) {
         struct df_config_errors errors = {};
         struct manager_device **devices = NULL;
@@ -33,6 +48,8 @@ int manager_check_config(const struct manager_options *o, FILE *out) {
                 m.config = c;
                 for (size_t i = 0; i < n; i++)
                         df_spec_print(devices[i]->spec, out);
+                for (size_t i = 0; i < c->n_thermals; i++)
+                        print_rule(&c->thermals[i], out);
                 fprintf(out, "%zu device%s, configuration OK\n", n, n == 1 ? "" : "s");
         } else if (r != -EINVAL)
                 log_error_errno(r, "Checking the configuration failed: %m");

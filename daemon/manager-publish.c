@@ -22,6 +22,7 @@ static void snapshot(struct manager_device *d, struct device_published *p, bool 
         p->current = dev->mode == DF_MODE_GOVERN ? dev->current : 0;
         p->error_serial = d->error_serial;
         p->mode = dev->mode;
+        p->thermal_cap = dev->thermal_cap;
         if (!full)
                 return;
 
@@ -61,6 +62,8 @@ void device_publish(struct manager_device *d, bool full) {
                 mask |= DEVICE_CHANGED_LAST_ERROR;
         if (now.mode != was->mode)
                 mask |= DEVICE_CHANGED_MODE | DEVICE_CHANGED_AVAILABLE_GOVERNORS;
+        if (now.thermal_cap != was->thermal_cap)
+                mask |= DEVICE_CHANGED_THERMAL_CAP;
         if (full) {
                 if (now.governor != was->governor || !streq(now.kernel_governor, was->kernel_governor))
                         mask |= DEVICE_CHANGED_GOVERNOR | DEVICE_CHANGED_TUNABLES;

@@ -50,6 +50,7 @@ int manager_new(sd_event *event, const struct manager_options *o, struct manager
 static void group_free(struct poll_group *g) {
         sd_event_source_disable_unref(g->timer);
         free(g->devices);
+        free(g->rules);
         free(g);
 }
 
@@ -59,6 +60,7 @@ struct manager *manager_free(struct manager *m) {
         for (size_t i = 0; i < m->n_groups; i++)
                 group_free(m->groups[i]);
         free(m->groups);
+        manager_thermal_free(m);
         sd_event_source_disable_unref(m->detach_event);
         free_devices(m->devices, m->n_devices);
         df_config_free(m->config);
@@ -102,6 +104,8 @@ static int on_group_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         struct poll_group *g = userdata;
         struct manager *m = g->manager;
 
+        /* Rules first: a cap that trips now applies to this tick's decisions. */
+        manager_thermal_poll(m, g->rules, g->n_rules);
         for (size_t i = 0; i < g->n_devices; i++)
                 device_poll(g->devices[i]);
 
@@ -148,11 +152,29 @@ static struct poll_group *group_get(struct manager *m, uint64_t interval) {
         return g;
 }
 
+/* Each thermal rule reads its zone on the timer of its poll interval, shared with devices. */
+static void regroup_rules(struct manager *m) {
+        for (size_t i = 0; i < m->n_rules; i++) {
+                struct thermal_rule *r = m->rules[i];
+                struct poll_group *g = group_get(m, r->config->poll_usec);
+                struct thermal_rule **slot = g ? GROW(g->rules, g->n_rules) : NULL;
+
+                r->group = g;
+                if (!slot) {
+                        log_oom();
+                        continue;
+                }
+                *slot = r;
+                g->n_rules++;
+        }
+}
+
 void manager_regroup(struct manager *m) {
         size_t kept = 0;
 
         for (size_t i = 0; i < m->n_groups; i++)
-                m->groups[i]->n_devices = 0;
+                m->groups[i]->n_devices = m->groups[i]->n_rules = 0;
+        regroup_rules(m);
         for (size_t i = 0; i < m->n_devices; i++) {
                 struct manager_device *d = m->devices[i];
                 struct poll_group *g;
@@ -173,9 +195,9 @@ void manager_regroup(struct manager *m) {
                 g->n_devices++;
                 d->group = g;
         }
-        /* No polling device at an interval: no timer for it at all. */
+        /* No polling device and no rule at an interval: no timer for it at all. */
         for (size_t i = 0; i < m->n_groups; i++) {
-                if (m->groups[i]->n_devices == 0)
+                if (m->groups[i]->n_devices == 0 && m->groups[i]->n_rules == 0)
                         group_free(m->groups[i]);
                 else
                         m->groups[kept++] = m->groups[i];
@@ -262,6 +284,7 @@ void activate_all(struct manager *m, struct manager_device **fresh, size_t n_fre
                                 if (parent_pending && before == left)
                                         continue;
                         }
+                        manager_thermal_cap_device(m, d);
                         (void) device_activate(d);
                         done[i] = true;
                         left--;
@@ -449,6 +472,7 @@ int manager_start(struct manager *m) {
         df_config_errors_done(&errors);
         restore_leftovers(m);
         link_passive(m);
+        (void) manager_thermal_load(m, m->config);
         activate_all(m, m->devices, m->n_devices);
         manager_profile_start(m);
         manager_regroup(m);
@@ -510,6 +534,7 @@ int manager_reload(struct manager *m, char **ret_error) {
         struct df_config *c = NULL;
         struct manager_device **fresh = NULL, **activate = NULL;
         size_t n_fresh = 0, n_activate = 0;
+        bool thermal_changed;
         int r;
 
         r = load_and_build(m, &c, &fresh, &n_fresh, &errors);
@@ -556,12 +581,15 @@ int manager_reload(struct manager *m, char **ret_error) {
         free(m->devices);
         m->devices = fresh;
         m->n_devices = n_fresh;
+        thermal_changed = manager_thermal_load(m, c); /* while the old rules' configuration exists */
         df_config_free(m->config);
         m->config = c;
 
         link_passive(m);
         activate_all(m, activate, n_activate);
         free(activate);
+        if (thermal_changed)
+                manager_thermal_changed(m);
         manager_profile_reload(m);
         manager_regroup(m);
         manager_detach_vanished(m);

@@ -25,6 +25,8 @@
 #include "spec.h"
 #include "state.h"
 #include "sysfs.h"
+#include "thermal-zone.h"
+#include "thermal.h"
 #include "units.h"
 
 struct manager;
@@ -48,6 +50,7 @@ enum {
         DEVICE_CHANGED_QOS_MAX_FREQUENCY = 1u << 12,
         DEVICE_CHANGED_QOS_LATENCY = 1u << 13,
         DEVICE_CHANGED_REQUESTS = 1u << 14, /* the bus layer's request objects on the device */
+        DEVICE_CHANGED_THERMAL_CAP = 1u << 15,
         /* Not a property: the change was found by a poll tick (the bus layer may coalesce it). */
         DEVICE_CHANGED_BY_POLL = 1u << 31,
         /* Each property on its own: a signal names only what changed (each costs the bus work). */
@@ -68,6 +71,8 @@ struct manager_listener {
         /* The floor and ceiling the profile holds on a device (d->profile.min_freq and max_freq) are
          * decided: set the daemon's own requests to them, without re-evaluating (the manager does). */
         void (*profile_requests)(struct manager *m, struct manager_device *d, void *userdata);
+        /* A thermal rule tripped or released, or the rules changed (not on every reading). */
+        void (*thermal_changed)(struct manager *m, void *userdata);
 };
 
 /* Where the active profile came from (ActiveProfileSource). */
@@ -95,6 +100,18 @@ struct poll_group {
         sd_event_source *timer;
         struct manager_device **devices;
         size_t n_devices;
+        struct thermal_rule **rules; /* thermal rules reading their zone at this interval */
+        size_t n_rules;
+};
+
+/* A [thermal NAME] section at run time (daemon/manager-thermal.c). */
+struct thermal_rule {
+        struct manager *manager;
+        const struct df_config_thermal *config; /* in the configuration in force */
+        struct df_thermal_state state;
+        struct df_thermal_zone zone;
+        bool zone_missing; /* said in the log that it is not there */
+        struct poll_group *group;
 };
 
 /* What was last reported to the listener, to report only real changes. */
@@ -110,6 +127,7 @@ struct device_published {
         uint32_t tunables[DF_GOVERNOR_TUNABLES_MAX];
         uint64_t current;
         unsigned error_serial;
+        uint64_t thermal_cap;
 };
 
 /* A managed device: its resolved spec (what the configuration and the node say it is) and its
@@ -172,6 +190,8 @@ struct manager {
         size_t n_devices;
         struct poll_group **groups;
         size_t n_groups;
+        struct thermal_rule **rules; /* in the order of the configuration */
+        size_t n_rules;
         sd_event_source *detach_event; /* detaches vanished devices after a bus operation */
 
         struct originals *originals;

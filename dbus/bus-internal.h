@@ -259,6 +259,7 @@ int logind_watch_start(struct bus *b);
 
 /* dbus/manager.c */
 void manager_emit_profile_changed(struct manager *m, void *userdata);
+void manager_emit_thermal_changed(struct manager *m, void *userdata);
 
 /* dbus/power-profiles.c: following power-profiles-daemon's ActiveProfile */
 int power_profiles_start(struct bus *b);

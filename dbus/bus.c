@@ -64,6 +64,7 @@ static const struct manager_listener listener = {
         .device_removing = on_device_removing,
         .device_changed = on_device_changed,
         .profile_changed = manager_emit_profile_changed,
+        .thermal_changed = manager_emit_thermal_changed,
         .profile_requests = held_requests_sync,
 };
 

@@ -29,6 +29,7 @@ static const struct {
         { DEVICE_CHANGED_TUNABLES, "Tunables" },
         { DEVICE_CHANGED_LAST_ERROR, "LastError" },
         { DEVICE_CHANGED_CURRENT_FREQUENCY, "CurrentFrequency" },
+        { DEVICE_CHANGED_THERMAL_CAP, "ThermalCap" },
 };
 
 /* PropertiesChanged with the values of what changed and, invalidated, Requests. */

@@ -206,6 +206,11 @@ PROPERTY_GETTER(property_get_last_error) {
         return sd_bus_message_append(reply, "s", d->last_error);
 }
 
+PROPERTY_GETTER(property_get_thermal_cap) {
+        struct manager_device *d = userdata;
+        return sd_bus_message_append(reply, "t", d->dev->thermal_cap);
+}
+
 /* --- methods --------------------------------------------------------------------------- */
 
 static int method_set_governor(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -539,6 +544,7 @@ const sd_bus_vtable device_vtable[] = {
         SD_BUS_PROPERTY("Tunables", "a{su}", property_get_tunables, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("TransitionCount", "t", property_get_transition_count, 0, 0),
         SD_BUS_PROPERTY("LastError", "s", property_get_last_error, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("ThermalCap", "t", property_get_thermal_cap, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_METHOD_WITH_ARGS(
                 "SetGovernor", SD_BUS_ARGS("s", governor), SD_BUS_NO_RESULT, method_set_governor,
                 SD_BUS_VTABLE_UNPRIVILEGED),

@@ -195,6 +195,33 @@ void manager_emit_profile_changed(struct manager *m, void *userdata) {
                 (void) bus_emit_properties_changed(b, OBJECT_ROOT, IFACE_MANAGER, props, 2, b, NULL);
 }
 
+/* a(ssbtx): name, zone, tripped, cap in Hz, last temperature in millidegrees (0 before any). */
+static int property_get_thermal_rules(
+        sd_bus *bus, const char *path, const char *interface, const char *property, sd_bus_message *reply,
+        void *userdata, sd_bus_error *error) {
+        struct bus *b = userdata;
+        struct manager *m = b->manager;
+        int r = sd_bus_message_open_container(reply, 'a', "(ssbtx)");
+
+        for (size_t i = 0; r >= 0 && i < m->n_rules; i++) {
+                const struct thermal_rule *t = m->rules[i];
+                r = sd_bus_message_append(
+                        reply, "(ssbtx)", t->config->name, t->config->zone, (int) t->state.tripped,
+                        t->config->max_freq, t->state.temp);
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_close_container(reply);
+}
+
+void manager_emit_thermal_changed(struct manager *m, void *userdata) {
+        struct bus *b = userdata;
+        const sd_bus_vtable *props[] = { bus_vtable_property(manager_vtable, "ThermalRules") };
+
+        if (props[0])
+                (void) bus_emit_properties_changed(b, OBJECT_ROOT, IFACE_MANAGER, props, 1, b, NULL);
+}
+
 const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -206,6 +233,8 @@ const sd_bus_vtable manager_vtable[] = {
                 "ActiveProfile", "s", property_get_active_profile, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY(
                 "ActiveProfileSource", "s", property_get_active_profile, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY(
+                "ThermalRules", "a(ssbtx)", property_get_thermal_rules, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_METHOD_WITH_ARGS(
                 "ListDevices", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(so)", devices), method_list_devices,
                 SD_BUS_VTABLE_UNPRIVILEGED),

@@ -250,12 +250,10 @@ void config_validate_thermals(struct parser *p) {
                 if (p->thermal_bad[i] || !validate_present(p, t))
                         continue;
                 validate_temperatures(p, t);
-                if (t->all_devices) {
-                        for (size_t k = 0; k < c->n_devices; k++)
-                                validate_device(p, t, c->devices[k].name);
-                } else
-                        for (size_t k = 0; k < t->n_devices; k++)
-                                validate_device(p, t, t->devices[k]);
+                /* A rule for every device (*) applies where it can: below every point of one, the
+                 * lowest stays. */
+                for (size_t k = 0; k < t->n_devices; k++)
+                        validate_device(p, t, t->devices[k]);
         }
 }
 

@@ -183,6 +183,30 @@ static int copy_config(struct df_device_spec *s, const struct df_config_device *
         return 0;
 }
 
+/* A thermal rule that names a configured device must leave it a point (checked at start when the
+ * section lists its points; here for points read from the node). A rule for every device (*)
+ * applies where it can: below every point, the lowest stays (df_opp_set_cap()). */
+static int check_thermal(
+        const struct df_device_spec *s, const struct df_config *c, const struct df_config_device *cd,
+        struct df_config_errors *errors) {
+        char a[DF_FREQ_STRING_MAX], b[DF_FREQ_STRING_MAX];
+        int r = 0;
+
+        if (!cd || s->n_points == 0)
+                return 0;
+        for (size_t i = 0; i < c->n_thermals; i++) {
+                const struct df_config_thermal *t = &c->thermals[i];
+
+                if (!t->all_devices && df_config_thermal_covers(t, s->name) && t->max_freq < s->points[0].freq)
+                        r = df_config_errors_add(
+                                errors, &t->max_loc,
+                                "thermal %s: max-frequency %s is below every point of device '%s' (the lowest is %s)",
+                                t->name, df_format_frequency(a, t->max_freq), s->name,
+                                df_format_frequency(b, s->points[0].freq));
+        }
+        return r;
+}
+
 int df_spec_resolve(
         const struct df_config *c, const struct df_config_device *cd, const char *name, struct df_node *node,
         struct df_config_errors *errors, struct df_device_spec **ret) {
@@ -206,6 +230,8 @@ int df_spec_resolve(
                 return r;
 
         r = resolve_points(s, cd, node, errors);
+        if (r >= 0)
+                r = check_thermal(s, c, cd, errors);
         if (r >= 0)
                 r = s->mode == DF_MODE_CLAMP ? resolve_kernel_governor(s, cd, node, errors) :
                                                resolve_governor(s, c, cd, errors);

@@ -60,17 +60,14 @@ unsigned df_thermal_update(
         return events;
 }
 
-uint64_t df_thermal_cap(
-        const struct df_config_thermal *rules, const struct df_thermal_state *states, size_t n,
+uint64_t df_thermal_cap_fold(
+        uint64_t cap, const struct df_config_thermal *rule, const struct df_thermal_state *s,
         const char *device) {
-        uint64_t cap = 0;
-
-        assert(n == 0 || (rules && states));
+        assert(rule);
+        assert(s);
         assert(device);
 
-        for (size_t i = 0; i < n; i++)
-                if (states[i].tripped && df_config_thermal_covers(&rules[i], device) &&
-                    (cap == 0 || rules[i].max_freq < cap))
-                        cap = rules[i].max_freq;
-        return cap;
+        if (!s->tripped || !df_config_thermal_covers(rule, device))
+                return cap;
+        return cap == 0 || rule->max_freq < cap ? rule->max_freq : cap;
 }

@@ -43,8 +43,8 @@ unsigned df_thermal_update(
         const struct df_config_thermal *rule, struct df_thermal_state *s, int r, int64_t millicelsius,
         uint64_t now_usec);
 
-/* The lowest cap of the tripped rules covering `device` (rules and states side by side, n of
- * each), 0 when none. */
-uint64_t df_thermal_cap(
-        const struct df_config_thermal *rules, const struct df_thermal_state *states, size_t n,
+/* The lowest cap of tripped rules, one rule at a time: `cap` so far (0: none) with this rule's, when
+ * it is tripped and covers `device`. */
+uint64_t df_thermal_cap_fold(
+        uint64_t cap, const struct df_config_thermal *rule, const struct df_thermal_state *s,
         const char *device);

@@ -119,6 +119,11 @@ void json_uint(struct json *j, uint64_t v) {
         fprintf(j->f, "%" PRIu64, v);
 }
 
+void json_int(struct json *j, int64_t v) {
+        prefix(j);
+        fprintf(j->f, "%" PRId64, v);
+}
+
 void json_bool(struct json *j, bool b) {
         prefix(j);
         fputs(b ? "true" : "false", j->f);
@@ -162,6 +167,23 @@ void json_prop(struct json *j, const struct prop *p) {
                         json_uint(j, p->opps[i].latency_us);
                         json_key(j, "enabled");
                         json_bool(j, p->opps[i].enabled);
+                        json_end_object(j);
+                }
+                json_end_array(j);
+        } else if (streq(sig, "a(ssbtx)")) {
+                json_begin_array(j, false);
+                for (size_t i = 0; i < p->n; i++) {
+                        json_begin_object(j, true);
+                        json_key(j, "name");
+                        json_string(j, p->rules[i].name);
+                        json_key(j, "zone");
+                        json_string(j, p->rules[i].zone);
+                        json_key(j, "tripped");
+                        json_bool(j, p->rules[i].tripped);
+                        json_key(j, "cap");
+                        json_uint(j, p->rules[i].cap);
+                        json_key(j, "millicelsius");
+                        json_int(j, p->rules[i].millicelsius);
                         json_end_object(j);
                 }
                 json_end_array(j);

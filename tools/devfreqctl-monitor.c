@@ -21,6 +21,7 @@ struct monitor {
         sd_event *event;
         struct object *v;
         size_t n;
+        struct prop rules; /* the manager's ThermalRules as last seen */
 };
 
 static void object_done(struct object *o) {
@@ -29,6 +30,7 @@ static void object_done(struct object *o) {
 }
 
 static void monitor_clear(struct monitor *m) {
+        prop_done(&m->rules);
         for (size_t i = 0; i < m->n; i++)
                 object_done(&m->v[i]);
         free(m->v);
@@ -103,6 +105,17 @@ static int on_object(const char *path, const char *iface, struct props *ps, void
         return 0;
 }
 
+/* The rules as they are now, to tell trips and releases from what was (none on an older daemon). */
+static void load_rules(struct monitor *m) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+
+        if (sd_bus_call_method(
+                    m->c->bus, BUS_NAME, OBJECT_ROOT, IFACE_PROPERTIES, "Get", &error, &reply, "ss",
+                    IFACE_MANAGER, "ThermalRules") >= 0)
+                (void) prop_read_variant(reply, "ThermalRules", &m->rules);
+}
+
 /* Fill the cache; 0 when devfreqd is not on the bus (yet). */
 static int load(struct monitor *m) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -120,19 +133,59 @@ static int load(struct monitor *m) {
                 r = read_managed_objects(reply, on_object, m);
         if (r < 0)
                 return ctl_bus_error(NULL, &error, r), -1;
+        load_rules(m);
         return 1;
 }
 
-/* The manager's ActiveProfile and ActiveProfileSource change together: one line. */
-static int print_profile_change(sd_bus_message *msg) {
-        _cleanup_(props_done) struct props changed = {};
-        const char *name, *source;
+static const struct ctl_rule *rule_find(const struct prop *rules, const char *name) {
+        for (size_t i = 0; i < rules->n; i++)
+                if (streq(rules->rules[i].name, name))
+                        return &rules->rules[i];
+        return NULL;
+}
 
-        if (props_read(msg, &changed) < 0 || !props_get(&changed, "ActiveProfile"))
+/* A line for each rule that tripped, released, came or went since the rules were last seen. */
+static int print_thermal_changes(struct monitor *m, const struct prop *now) {
+        for (size_t i = 0; i < now->n; i++) {
+                const struct ctl_rule *r = &now->rules[i], *was = rule_find(&m->rules, r->name);
+                _cleanup_free_ char *line = NULL;
+
+                if (was && was->tripped == r->tripped)
+                        continue;
+                line = format_rule(r);
+                if (!line)
+                        return -ENOMEM;
+                printf("thermal %s%s\n", line, was ? "" : " (new rule)");
+        }
+        for (size_t i = 0; i < m->rules.n; i++)
+                if (!rule_find(now, m->rules.rules[i].name))
+                        printf("thermal %s: rule removed\n", m->rules.rules[i].name);
+        return 0;
+}
+
+/* The manager's changes: thermal rules; ActiveProfile and ActiveProfileSource together, one line. */
+static int print_manager_change(struct monitor *m, sd_bus_message *msg) {
+        _cleanup_(props_done) struct props changed = {};
+        const struct prop *rules;
+        const char *name, *source;
+        int r;
+
+        if (props_read(msg, &changed) < 0)
                 return 0;
-        name = props_str(&changed, "ActiveProfile");
+        name = props_get(&changed, "ActiveProfile") ? props_str(&changed, "ActiveProfile") : NULL;
         source = props_str(&changed, "ActiveProfileSource");
-        if (name && *name)
+        rules = props_get(&changed, "ThermalRules");
+        if (rules) {
+                r = print_thermal_changes(m, rules);
+                if (r < 0)
+                        return r;
+                /* Kept as the rules last seen; `changed` is not looked up again. */
+                prop_done(&m->rules);
+                m->rules = TAKE_GENERIC(*(struct prop *) rules, struct prop, (struct prop){});
+        }
+        if (!name)
+                return 0;
+        if (*name)
                 printf("profile: %s (%s)\n", name, source ? source : "");
         else
                 printf("profile: none\n");
@@ -150,7 +203,7 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
 
         r = sd_bus_message_read_basic(msg, 's', &iface);
         if (r > 0 && streq(iface, IFACE_MANAGER))
-                return print_profile_change(msg);
+                return print_manager_change(m, msg);
         if (r <= 0 || !path || !(streq(iface, IFACE_DEVICE) || streq(iface, IFACE_REQUEST)))
                 return 0;
         request = streq(iface, IFACE_REQUEST);

@@ -8,7 +8,7 @@
 #include "devfreqctl.h"
 
 /* "power-saver (client)" or "none", from the manager's properties; 0 or EXIT_DAEMON. */
-static int profile_line(const struct props *manager, char **ret) {
+int ctl_profile_phrase(const struct props *manager, char **ret) {
         const char *name = props_str(manager, "ActiveProfile");
 
         if (!*name)
@@ -23,7 +23,7 @@ int ctl_profile_line(struct ctl *c, char **ret) {
 
         if (ctl_get_all(c, NULL, OBJECT_ROOT, IFACE_MANAGER, &ps) < 0)
                 return EXIT_DAEMON; /* said why */
-        return profile_line(&ps, ret);
+        return ctl_profile_phrase(&ps, ret);
 }
 
 static int profile_status(struct ctl *c) {
@@ -45,7 +45,7 @@ static int profile_status(struct ctl *c) {
                 json_end_object(&j);
                 return json_finish(&j) < 0 ? EXIT_DAEMON : EXIT_SUCCESS;
         }
-        status = profile_line(&ps, &line);
+        status = ctl_profile_phrase(&ps, &line);
         if (status != EXIT_SUCCESS)
                 return status;
         printf("Active profile: %s\n", line);

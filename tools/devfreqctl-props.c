@@ -21,6 +21,11 @@ void prop_done(struct prop *p) {
         free(p->strv);
         free(p->nums);
         free(p->opps);
+        for (size_t i = 0; p->rules && i < p->n; i++) {
+                free(p->rules[i].name);
+                free(p->rules[i].zone);
+        }
+        free(p->rules);
         *p = (struct prop){};
 }
 
@@ -51,6 +56,24 @@ static int read_opp(sd_bus_message *m, char type, struct prop *p, size_t *alloca
                 return -ENOMEM;
         p->opps[p->n++] = o;
         return 1;
+}
+
+static int read_rule(sd_bus_message *m, char type, struct prop *p, size_t *allocated) {
+        const char *name, *zone;
+        int tripped, r;
+        uint64_t cap;
+        int64_t temp;
+
+        r = sd_bus_message_read(m, "(ssbtx)", &name, &zone, &tripped, &cap, &temp);
+        if (r <= 0)
+                return r;
+        if (GREEDY_GROW(p->rules, *allocated, p->n + 1) < 0)
+                return -ENOMEM;
+        p->rules[p->n] = (struct ctl_rule){
+                .name = strdup(name), .zone = strdup(zone), .tripped = tripped, .cap = cap, .millicelsius = temp
+        };
+        p->n++; /* counted before the check, so that prop_done() frees what was copied */
+        return p->rules[p->n - 1].name && p->rules[p->n - 1].zone ? 1 : -ENOMEM;
 }
 
 static int read_su_entry(sd_bus_message *m, char type, struct prop *p, size_t *allocated) {
@@ -120,6 +143,8 @@ static int read_value(sd_bus_message *m, const char *sig, struct prop *p) {
         }
         if (streq(sig, "a(tuub)"))
                 return read_array(m, "(tuub)", read_opp, p);
+        if (streq(sig, "a(ssbtx)"))
+                return read_array(m, "(ssbtx)", read_rule, p);
         if (streq(sig, "a{su}"))
                 return read_array(m, "{su}", read_su_entry, p);
         return sd_bus_message_skip(m, sig);
@@ -309,6 +334,7 @@ static const struct {
         { "CreatedUsec", STYLE_TIMESTAMP },
         { "ExpiresUsec", STYLE_TIMESTAMP },
         { "LastError", STYLE_TEXT },
+        { "ThermalCap", STYLE_FREQUENCY_FLOOR },
         { "Reason", STYLE_TEXT },
         { "ApplicationId", STYLE_TEXT },
 };
@@ -415,8 +441,26 @@ static void format_prop(FILE *f, const struct prop *p, const char *sep) {
                         fprintf(f, "%s%s=%" PRIu64, i > 0 ? " " : "", p->strv[i], p->nums[i]);
                 if (p->n == 0)
                         fputs("none", f);
+        } else if (streq(sig, "a(ssbtx)")) {
+                for (size_t i = 0; i < p->n; i++) {
+                        _cleanup_free_ char *rule = format_rule(&p->rules[i]);
+                        fprintf(f, "%s%s", i > 0 ? sep : "", rule ? rule : "?");
+                }
+                if (p->n == 0)
+                        fputs("none", f);
         } else
                 fprintf(f, "(a value of type %s)", sig);
+}
+
+char *format_rule(const struct ctl_rule *r) {
+        char t[DF_TEMPERATURE_STRING_MAX], c[DF_FREQ_STRING_MAX];
+        char *s = NULL;
+
+        if (asprintf(
+                    &s, "%s: %s at %s, %s, cap %s", r->name, r->zone, df_format_temperature(t, r->millicelsius),
+                    r->tripped ? "tripped" : "released", df_format_frequency(c, r->cap)) < 0)
+                return NULL;
+        return s;
 }
 
 /* `sep` goes between the points of OperatingPoints: ", " on one line, or a newline and indent. */

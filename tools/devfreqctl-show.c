@@ -119,43 +119,50 @@ static void format_frequency_cell(struct table *t, const struct props *ps, const
         table_add(t, "%s", df_format_frequency(buf, props_num(ps, name)));
 }
 
-int cmd_status(struct ctl *c) {
+/* One line per tripped rule under the profile line; nothing without rules. */
+static void print_tripped(const struct prop *rules) {
+        size_t tripped = 0;
+
+        for (size_t i = 0; rules && i < rules->n; i++) {
+                _cleanup_free_ char *line = NULL;
+                if (!rules->rules[i].tripped)
+                        continue;
+                line = format_rule(&rules->rules[i]);
+                printf("Thermal: %s\n", line ? line : rules->rules[i].name);
+                tripped++;
+        }
+        if (rules && rules->n > 0 && tripped == 0)
+                printf("Thermal: %zu rule%s, none tripped\n", rules->n, rules->n == 1 ? "" : "s");
+}
+
+static int status_json(const struct device_list *l) {
+        struct json j;
+
+        json_init(&j, stdout);
+        json_begin_array(&j, false);
+        for (size_t i = 0; i < l->n; i++) {
+                json_begin_object(&j, false);
+                json_props(&j, &l->v[i]);
+                json_end_object(&j);
+        }
+        json_end_array(&j);
+        return json_finish(&j) < 0 ? EXIT_DAEMON : EXIT_SUCCESS;
+}
+
+/* The table; the CAP column only on a daemon with thermal rules. */
+static int status_table(const struct device_list *l, bool caps) {
         static const char *const header[] = {
+                "NAME", "KIND", "MODE", "GOVERNOR", "CURRENT", "MIN", "MAX", "LOAD", "REQUESTS", "CAP", NULL,
+        };
+        static const char *const header_without_cap[] = {
                 "NAME", "KIND", "MODE", "GOVERNOR", "CURRENT", "MIN", "MAX", "LOAD", "REQUESTS", NULL,
         };
-        _cleanup_(device_list_done) struct device_list l = {};
-        _cleanup_free_ char *profile = NULL;
         struct table t = {};
-        struct json j;
         int status;
 
-        status = list_devices(c, &l);
-        if (status != EXIT_SUCCESS)
-                return status;
-
-        if (c->json) {
-                json_init(&j, stdout);
-                json_begin_array(&j, false);
-                for (size_t i = 0; i < l.n; i++) {
-                        json_begin_object(&j, false);
-                        json_props(&j, &l.v[i]);
-                        json_end_object(&j);
-                }
-                json_end_array(&j);
-                return json_finish(&j) < 0 ? EXIT_DAEMON : EXIT_SUCCESS;
-        }
-        status = ctl_profile_line(c, &profile);
-        if (status != EXIT_SUCCESS)
-                return status;
-        printf("Profile: %s\n", profile);
-        if (l.n == 0) {
-                printf("No devices.\n");
-                return EXIT_SUCCESS;
-        }
-
-        table_header(&t, header);
-        for (size_t i = 0; i < l.n; i++) {
-                const struct props *ps = &l.v[i];
+        table_header(&t, caps ? header : header_without_cap);
+        for (size_t i = 0; i < l->n; i++) {
+                const struct props *ps = &l->v[i];
                 const struct prop *requests = props_get(ps, "Requests");
 
                 table_add(&t, "%s", props_str(ps, "Name"));
@@ -171,13 +178,53 @@ int cmd_status(struct ctl *c) {
                 else
                         table_add(&t, "-");
                 table_add(&t, "%zu", requests ? requests->n : 0);
+                if (caps && props_num(ps, "ThermalCap") > 0)
+                        format_frequency_cell(&t, ps, "ThermalCap");
+                else if (caps)
+                        table_add(&t, "-");
         }
         status = table_print(&t);
         table_done(&t);
         return status;
 }
 
+int cmd_status(struct ctl *c) {
+        _cleanup_(device_list_done) struct device_list l = {};
+        _cleanup_(props_done) struct props manager = {};
+        _cleanup_free_ char *profile = NULL;
+        const struct prop *rules;
+        int status;
+
+        status = list_devices(c, &l);
+        if (status != EXIT_SUCCESS)
+                return status;
+        if (c->json)
+                return status_json(&l);
+        if (ctl_get_all(c, NULL, OBJECT_ROOT, IFACE_MANAGER, &manager) < 0)
+                return EXIT_DAEMON; /* said why */
+        status = ctl_profile_phrase(&manager, &profile);
+        if (status != EXIT_SUCCESS)
+                return status;
+        printf("Profile: %s\n", profile);
+        rules = props_get(&manager, "ThermalRules");
+        print_tripped(rules);
+        if (l.n == 0) {
+                printf("No devices.\n");
+                return EXIT_SUCCESS;
+        }
+        return status_table(&l, rules && rules->n > 0);
+}
+
 /* --- show ------------------------------------------------------------------------------------- */
+
+/* The tripped rules capping a device at `cap`, NULL when none (or the manager cannot say). */
+static char *capping_rules(struct ctl *c, uint64_t cap) {
+        _cleanup_(props_done) struct props manager = {};
+
+        if (ctl_get_all(c, NULL, OBJECT_ROOT, IFACE_MANAGER, &manager) < 0)
+                return NULL;
+        return ctl_capping_rules(props_get(&manager, "ThermalRules"), cap);
+}
 
 int cmd_show(struct ctl *c) {
         const char *name = c->args[0];
@@ -203,11 +250,14 @@ int cmd_show(struct ctl *c) {
         if (asprintf(&sep, "\n%*s", (int) width + 2, "") < 0)
                 return ctl_fail(NULL, "out of memory");
         for (size_t i = 0; i < ps.n; i++) {
-                _cleanup_free_ char *text = NULL;
+                _cleanup_free_ char *text = NULL, *by = NULL;
 
                 if (prop_format(&ps.v[i], sep, &text) < 0)
                         return ctl_fail(NULL, "out of memory");
-                printf("%*s: %s\n", (int) width, ps.v[i].name, text);
+                if (streq(ps.v[i].name, "ThermalCap") && ps.v[i].num > 0)
+                        by = capping_rules(c, ps.v[i].num);
+                printf("%*s: %s%s%s%s\n", (int) width, ps.v[i].name, text, by ? " (rule " : "", strempty(by),
+                       by ? ")" : "");
         }
         return EXIT_SUCCESS;
 }

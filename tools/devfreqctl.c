@@ -254,6 +254,7 @@ static const struct command {
         { "monitor", 0, 0, 0, cmd_monitor },
         { "reload", 0, 0, 0, cmd_reload },
         { "profile", 0, 2, NEEDS_JSON, cmd_profile },
+        { "thermal", 0, 0, NEEDS_JSON, cmd_thermal },
 };
 
 static void help(void) {
@@ -275,10 +276,11 @@ static void help(void) {
                "  monitor                             print changes as they happen\n"
                "  profile [NAME|none|show NAME]       the active profile and the list; switch; what\n"
                "                                      a profile sets\n"
+               "  thermal                             the thermal rules, their zones and caps\n"
                "  reload                              re-read the configuration\n\n"
                "Options:\n"
                "  --bus BUS           system (default), session, or a D-Bus address\n"
-               "  --json              JSON output (status, show, requests, stats, profile)\n"
+               "  --json              JSON output (status, show, requests, stats, profile, thermal)\n"
                "  --reason TEXT       why a request is made (request, hold)\n"
                "  --timeout DURATION  the request ends by itself after DURATION (request)\n"
                "  -h, --help          show this help\n"

@@ -34,14 +34,24 @@ struct ctl_opp {
         bool enabled;
 };
 
+/* A thermal rule, as ThermalRules a(ssbtx) carries it. */
+struct ctl_rule {
+        char *name;
+        char *zone;
+        bool tripped;
+        uint64_t cap;         /* Hz */
+        int64_t millicelsius; /* the last reading */
+};
+
 struct prop {
         char *name;
         char *signature;
-        uint64_t num;         /* t, u, b */
-        char *str;            /* s, o */
-        char **strv;          /* as, ao; the keys of a{su} */
-        uint64_t *nums;       /* at; the values of a{su} */
-        struct ctl_opp *opps; /* a(tuub) */
+        uint64_t num;           /* t, u, b */
+        char *str;              /* s, o */
+        char **strv;            /* as, ao; the keys of a{su} */
+        uint64_t *nums;         /* at; the values of a{su} */
+        struct ctl_opp *opps;   /* a(tuub) */
+        struct ctl_rule *rules; /* a(ssbtx) */
         size_t n;
 };
 
@@ -100,10 +110,20 @@ void json_begin_array(struct json *j, bool inline_);
 void json_end_array(struct json *j);
 void json_string(struct json *j, const char *s);
 void json_uint(struct json *j, uint64_t v);
+void json_int(struct json *j, int64_t v);
 void json_bool(struct json *j, bool b);
 int json_finish(struct json *j);
 void json_prop(struct json *j, const struct prop *p);
 void json_props(struct json *j, const struct props *ps);
+
+/* A rule in words: "gpu-hot: gpu-thermal at 86 C, tripped, cap 400 MHz". Caller frees. */
+char *format_rule(const struct ctl_rule *r);
+
+/* tools/devfreqctl-thermal.c */
+int cmd_thermal(struct ctl *c);
+/* The names of the tripped rules whose cap is `cap` (the ones that cap a device at it), joined by
+ * ", ": NULL with none. Caller frees. */
+char *ctl_capping_rules(const struct prop *rules, uint64_t cap);
 
 /* tools/devfreqctl-show.c */
 int cmd_status(struct ctl *c);
@@ -119,6 +139,8 @@ int cmd_hold(struct ctl *c);
 int cmd_profile(struct ctl *c);
 /* The active profile and its source as one phrase ("power-saver (client)", "none"). Caller frees. */
 int ctl_profile_line(struct ctl *c, char **ret);
+/* The same from the manager's properties read already. */
+int ctl_profile_phrase(const struct props *manager, char **ret);
 
 /* tools/devfreqctl-monitor.c */
 int cmd_monitor(struct ctl *c);
