@@ -95,5 +95,6 @@ int work_optimum(
 struct work_options {
         long double static_power;
         bool summary;
+        bool optimum; /* the summary computes the offline optimum */
 };
 int work_stream(struct replay *rp, const struct work_options *o, FILE *in, FILE *out);

@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         rp.dev = d;
         in = fmemopen((void *) (data + 1), size - 1 ? size - 1 : 1, "r");
         if (in && (data[0] & 0x80)) {
-                static const struct work_options wo = { .static_power = 0.1L, .summary = true };
+                static const struct work_options wo = { .static_power = 0.1L, .summary = true, .optimum = true };
                 if (few_digits(data + 1, size - 1))
                         (void) work_stream(&rp, &wo, in, devnull);
         } else if (in) {
