@@ -28,20 +28,36 @@ static uint64_t saturate(unsigned __int128 v) {
         return v > UINT64_MAX ? UINT64_MAX : (uint64_t) v;
 }
 
+/* a * b / c rounded down (c > 0), saturated: in 64 bits when the product fits, as it always
+ * does for real frequencies and times (the 128-bit division is a library call, and the tick's
+ * cost counts). */
+static uint64_t mul_div(uint64_t a, uint64_t b, uint64_t c) {
+        if (b == 0 || a <= UINT64_MAX / b)
+                return a * b / c;
+        return saturate((unsigned __int128) a * b / c);
+}
+
+/* a * b / c rounded up (c > 0), saturated. */
+static uint64_t mul_div_up(uint64_t a, uint64_t b, uint64_t c) {
+        if (b == 0 || a <= (UINT64_MAX - (c - 1)) / b)
+                return (a * b + c - 1) / c;
+        return saturate(((unsigned __int128) a * b + c - 1) / c);
+}
+
 /* The estimate closes `percent` of its gap to the sample's demand. */
 static uint64_t approach(uint64_t estimate, uint64_t demand, uint32_t rise, uint32_t decay) {
         if (demand >= estimate)
-                /* Rounded up: a rise of any size is never lost. */
-                return estimate + saturate(((unsigned __int128) (demand - estimate) * rise + 99) / 100);
+                /* Rounded up: a rise of any size is never lost (and never passes the demand). */
+                return estimate + mul_div_up(demand - estimate, rise, 100);
         /* Rounded down: the estimate falls a little slower than the percentage says. */
-        return estimate - saturate((unsigned __int128) (estimate - demand) * decay / 100);
+        return estimate - mul_div(estimate - demand, decay, 100);
 }
 
 /* The demand of one sample, Hz: the cycles it did per second (a saturated one, all it could). */
 static uint64_t sample_demand(const struct df_governor_input *in) {
         if (in->busy >= in->total)
                 return in->current;
-        return saturate((unsigned __int128) in->busy * in->current / in->total);
+        return mul_div(in->busy, in->current, in->total);
 }
 
 /* Whether every point of the table has a voltage: else V is taken proportional to f. */
@@ -188,7 +204,7 @@ static uint64_t energy_aware_get_target(struct df_governor *g, const struct df_g
         S(g).last_need = S(g).estimate;
         need = MAX(S(g).estimate, expected);
         /* The point must run the demand at no more than target_load % busy. */
-        choice = least_energy_point(in, saturate(((unsigned __int128) need * 100 + target - 1) / target), volts);
+        choice = least_energy_point(in, mul_div_up(need, 100, target), volts);
         /* A saturated sample before the top: at least one voltage level up. */
         if (saturated)
                 choice = MAX(choice, level_up(in, in->current, volts));
