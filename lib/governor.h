@@ -106,8 +106,18 @@ struct df_governor {
                 } conservative;
                 struct {
                         uint64_t estimate;  /* demand, Hz (cycles per second) */
+                        uint64_t last_need; /* the demand the last choice was made for */
                         uint32_t saturated; /* consecutive saturated samples, up to 3 */
                         bool valid;
+                        /* Spikes coming back at a fixed period (a video's I-frames): */
+                        uint32_t samples;    /* samples so far (wraps) */
+                        uint32_t last_spike; /* the sample of the last spike */
+                        uint32_t period;     /* samples between the last two spikes */
+                        bool regular;        /* the last period repeated the one before */
+                        bool in_spike;       /* the last sample was a spike */
+                        bool sizing;         /* the last spike saturated: the next sample sizes it */
+                        uint64_t spike_at;   /* the frequency a saturated spike ran at */
+                        uint64_t spike_need; /* the demand of the last spike, Hz */
                 } energy_aware;
         } state;
 

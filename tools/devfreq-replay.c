@@ -32,6 +32,7 @@ struct options {
         size_t n_maxs;
         const char *interval;
         bool summary;
+        bool no_optimum;
         bool work;
         const char *static_power;
         const char *trace;
@@ -55,6 +56,7 @@ static void help(void) {
                "  --summary             print time in state, transitions and energy after the CSV\n"
                "  --work                closed loop: TRACE lines are cycles[,deadline] arriving per window\n"
                "  --static-power FRAC   --work: static power, a fraction of the top point's (default 0.1)\n"
+               "  --no-optimum          --work --summary: leave out the offline optimum (the slow part)\n"
                "  -h, --help            show this help\n"
                "  --version             show the version\n\n"
                "TRACE is a file (- for standard input): busy,total[,current[,duration]] per line, or for the\n"
@@ -104,6 +106,7 @@ enum {
         ARG_SUMMARY,
         ARG_WORK,
         ARG_STATIC_POWER,
+        ARG_NO_OPTIMUM,
         ARG_VERSION
 };
 
@@ -143,6 +146,9 @@ static int take_option(int c, char **argv, struct options *o) {
         case ARG_STATIC_POWER:
                 o->static_power = optarg;
                 break;
+        case ARG_NO_OPTIMUM:
+                o->no_optimum = true;
+                break;
         case 'h':
                 help();
                 return 0;
@@ -173,6 +179,7 @@ static int parse_args(int argc, char **argv, struct options *o) {
                 { "summary", no_argument, NULL, ARG_SUMMARY },
                 { "work", no_argument, NULL, ARG_WORK },
                 { "static-power", required_argument, NULL, ARG_STATIC_POWER },
+                { "no-optimum", no_argument, NULL, ARG_NO_OPTIMUM },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 {},
@@ -192,6 +199,8 @@ static int parse_args(int argc, char **argv, struct options *o) {
                 return replay_bad_input("--governor is required");
         if (o->static_power && !o->work)
                 return replay_bad_input("--static-power only applies to --work");
+        if (o->no_optimum && !(o->work && o->summary))
+                return replay_bad_input("--no-optimum only applies to --work --summary");
         return -1; /* carry on */
 }
 
@@ -287,7 +296,7 @@ static int replay_trace(struct replay *rp, const struct options *o, FILE *in) {
         if (in == stdin && is_pipe(stdin))
                 setvbuf(stdout, NULL, _IOLBF, 0);
         if (o->work) {
-                struct work_options wo = { .summary = o->summary };
+                struct work_options wo = { .summary = o->summary, .optimum = !o->no_optimum };
                 r = parse_static_power(o->static_power, &wo.static_power);
                 if (r == 0)
                         r = work_stream(rp, &wo, in, stdout);

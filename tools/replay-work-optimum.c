@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The offline optimum of devfreq-replay --work: the least energy with no miss, knowing the future.
  * With first-in first-out work the cumulative amount done fixes the whole state, so a search
- * window by window that keeps only the Pareto front of (done, energy) is exact. Its cost is the
- * front's size times the points, summed over the windows: bounded (replay-work.h), since work due
- * far ahead lets the front grow with every window. */
+ * window by window that keeps only the states no other one beats is exact. Its cost is the front's
+ * size times the points, summed over the windows: bounded (replay-work.h), since work due far
+ * ahead lets the front grow with every window. */
 
 #include <errno.h>
 #include <stdlib.h>
@@ -27,15 +27,6 @@ static int compare_due(const void *a, const void *b) {
         const struct due *x = a, *y = b;
 
         return x->window < y->window ? -1 : x->window > y->window;
-}
-
-/* More done first; among equal amounts, less energy first. */
-static int compare_state(const void *a, const void *b) {
-        const struct state *x = a, *y = b;
-
-        if (x->done != y->done)
-                return x->done > y->done ? -1 : 1;
-        return x->energy < y->energy ? -1 : x->energy > y->energy;
 }
 
 /* Every job's deadline, sorted by the window it falls in; *ret_total is all the work. */
@@ -78,47 +69,98 @@ static bool meets(const struct due *d, size_t n, work_u128 done, uint64_t freq) 
         return true;
 }
 
-/* Keep the Pareto front of `s`: sorted by done, descending, each with less energy than all before. */
-static size_t prune(struct state *s, size_t n) {
-        size_t k = 0;
+/* The states that running one point from the front leads to, next[at..end), done descending. */
+struct run {
+        size_t at, end;
+};
 
-        qsort(s, n, sizeof(struct state), compare_state);
-        for (size_t i = 0; i < n; i++)
-                if (k == 0 || s[i].energy < s[k - 1].energy)
-                        s[k++] = s[i];
+/* The run whose next state has the most done (among equal amounts, the least energy); n if none. */
+static size_t pick(const struct state *next, const struct run *runs, size_t n) {
+        size_t best = n;
+
+        for (size_t p = 0; p < n; p++) {
+                const struct state *a, *b;
+
+                if (runs[p].at == runs[p].end)
+                        continue;
+                a = &next[runs[p].at];
+                b = best < n ? &next[runs[best].at] : NULL;
+                if (!b || a->done > b->done || (a->done == b->done && a->energy < b->energy))
+                        best = p;
+        }
+        return best;
+}
+
+/*
+ * Merge the runs into `out`, dropping the states another one beats whatever the future. A state
+ * that has done d2 > d1 cycles can follow any schedule of the one at d1 and stay ahead of it window
+ * by window, so it meets every deadline that one meets, does no more cycles in any window and ends
+ * no later: it spends at least (d2 - d1) x vmin2 less from there on, vmin2 the least V^2 of the
+ * points. So (d1, e1) is beaten when e2 <= e1 + (d2 - d1) x vmin2, that is when
+ * e2 - d2 x vmin2 <= e1 - d1 x vmin2. Kept: done descending, each with a smaller e - done x vmin2
+ * than all before, one state an amount.
+ */
+static size_t
+merge(const struct state *next, struct run *runs, size_t n_runs, long double vmin2, struct state *out) {
+        long double best = 0;
+        size_t k = 0, p;
+
+        while ((p = pick(next, runs, n_runs)) < n_runs) {
+                const struct state *s = &next[runs[p].at++];
+                long double g = s->energy - (long double) s->done * vmin2;
+
+                if (k > 0 && g >= best)
+                        continue;
+                /* Equal amounts come one after the other: keep the cheaper. */
+                if (k > 0 && s->done == out[k - 1].done)
+                        k--;
+                out[k++] = *s;
+                best = g;
+        }
         return k;
 }
 
-/* One window k from `front` into a new front over the allowed points; the deadlines of k are dues.
- * *budget is what is left of the states that may be examined. */
+/* One window k from `front` (done descending) into a new front over the allowed points; the
+ * deadlines of k are dues. *budget is what is left of the states that may be examined. */
 static int
-step(const struct work_model *m, const size_t *allowed, size_t n_allowed, const struct due *dues,
-     size_t n_dues, work_u128 arrived, uint64_t *budget, struct state **front, size_t *n_front) {
-        struct state *next;
+step(const struct work_model *m, const size_t *allowed, size_t n_allowed, const struct due *dues, size_t n_dues,
+     work_u128 arrived, long double vmin2, uint64_t *budget, struct state **front, size_t *n_front) {
+        _cleanup_free_ struct state *next = NULL;
+        _cleanup_free_ struct run *runs = NULL;
+        struct state *out;
         size_t n = 0;
 
         if (*n_front > WORK_OPTIMUM_MAX_WINDOW_STATES / n_allowed || *n_front * n_allowed > *budget)
                 return -E2BIG;
         *budget -= *n_front * n_allowed;
         next = malloc((*n_front * n_allowed + 1) * sizeof(struct state));
-        if (!next)
+        runs = calloc(n_allowed, sizeof(struct run));
+        out = malloc((*n_front * n_allowed + 1) * sizeof(struct state));
+        if (!next || !runs || !out) {
+                free(out);
                 return -ENOMEM;
-        for (size_t i = 0; i < *n_front; i++)
-                for (size_t p = 0; p < n_allowed; p++) {
-                        uint64_t f = m->freqs[allowed[p]];
-                        work_u128 d = (*front)[i].done, nd = MIN(d + work_capacity(m, f), arrived);
+        }
+        for (size_t p = 0; p < n_allowed; p++) {
+                uint64_t f = m->freqs[allowed[p]], cap = work_capacity(m, f);
 
+                runs[p].at = n;
+                for (size_t i = 0; i < *n_front; i++) {
+                        work_u128 d = (*front)[i].done, nd = MIN(d + cap, arrived);
+
+                        /* Less done meets fewer deadlines: the rest of the front fails too. */
                         if (!meets(dues, n_dues, d, f))
-                                continue;
+                                break;
                         next[n++] = (struct state){
                                 .done = nd,
                                 .energy = (*front)[i].energy +
                                         work_window_energy(m, allowed[p], (uint64_t) (nd - d)),
                         };
                 }
+                runs[p].end = n;
+        }
         free(*front);
-        *front = next;
-        *n_front = prune(next, n);
+        *front = out;
+        *n_front = merge(next, runs, n_allowed, vmin2, out);
         return 0;
 }
 
@@ -130,12 +172,15 @@ int work_optimum(
         size_t n_dues, n_front = 1, di = 0;
         work_u128 total, arrived = 0;
         uint64_t budget = max_states ?: WORK_OPTIMUM_MAX_STATES;
-        long double best = 0;
+        long double best = 0, vmin2;
         bool found = false;
         int r;
 
         if (n_allowed == 0)
                 return -EINVAL;
+        vmin2 = m->volts[allowed[0]] * m->volts[allowed[0]];
+        for (size_t p = 1; p < n_allowed; p++)
+                vmin2 = MIN(vmin2, m->volts[allowed[p]] * m->volts[allowed[p]]);
         if (t->n == 0) {
                 *ret = 0;
                 return 1;
@@ -154,7 +199,7 @@ int work_optimum(
                         arrived += t->cycles[k];
                 while (de < n_dues && dues[de].window == k)
                         de++;
-                r = step(m, allowed, n_allowed, dues + di, de - di, arrived, &budget, &front, &n_front);
+                r = step(m, allowed, n_allowed, dues + di, de - di, arrived, vmin2, &budget, &front, &n_front);
                 if (r < 0)
                         return r;
                 di = de;

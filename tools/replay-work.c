@@ -102,7 +102,7 @@ static int feed(struct work_run *w, char *line, size_t lineno, FILE *out) {
                 return replay_bad_input("%s:%zu: the deadline is too far", w->rp->trace_name, lineno);
         if (r < 0)
                 return r;
-        if (w->o->summary && (r = work_trace_add(&w->trace, cycles, deadline)) < 0)
+        if (w->o->summary && w->o->optimum && (r = work_trace_add(&w->trace, cycles, deadline)) < 0)
                 return r;
         return run_window(w, cycles, out);
 }
@@ -155,6 +155,8 @@ static int print_summary(struct work_run *w, FILE *out) {
         print_duration_ns(out, "Completion delay p50", work_sim_delay_percentile(&w->sim, 50));
         print_duration_ns(out, "Completion delay p99", work_sim_delay_percentile(&w->sim, 99));
         fprintf(out, "%-24s: %" PRIu64 "\n", "Transitions", dev->stats.total);
+        if (!w->o->optimum)
+                return 0;
 
         /* The optimum may use any point the governor could: usable and in the effective range. */
         allowed = calloc(w->model.n, sizeof(size_t));

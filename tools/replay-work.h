@@ -110,6 +110,7 @@ int work_optimum(
 struct work_options {
         long double static_power;
         bool summary;
+        bool optimum;                /* the summary computes the offline optimum */
         uint64_t optimum_max_states; /* 0: WORK_OPTIMUM_MAX_STATES */
 };
 int work_stream(struct replay *rp, const struct work_options *o, FILE *in, FILE *out);

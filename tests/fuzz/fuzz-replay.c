@@ -63,6 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 static const struct work_options wo = {
                         .static_power = 0.1L,
                         .summary = true,
+                        .optimum = true,
                         .optimum_max_states = WORK_OPTIMUM_MAX_STATES / 10,
                 };
                 if (few_digits(data + 1, size - 1))

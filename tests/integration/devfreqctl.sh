@@ -393,9 +393,9 @@ is "set-governor energy_aware exits 0" "$rc:$out$err" "0:"
 is "... the governor on the bus" "$(prop gpu Governor)" '"energy_aware"'
 is "completion: energy_aware's tunables" "$(complete_words devfreqctl set-tunable gpu '')" \
         "target_load rise decay saturated_samples"
-ctl set-tunable gpu target_load 90
-is "energy_aware: set-tunable target_load 90" "$rc:$(prop gpu Tunables)" \
-        '0:4 "target_load" 90 "rise" 100 "decay" 25 "saturated_samples" 1'
+ctl set-tunable gpu target_load 80
+is "energy_aware: set-tunable target_load 80" "$rc:$(prop gpu Tunables)" \
+        '0:4 "target_load" 80 "rise" 70 "decay" 70 "saturated_samples" 1'
 ctl set-tunable gpu rise 10
 check "energy_aware: a rise below the decay is refused, in one line" test "$rc" -ne 0 -a -z "$out"
 check "... one line on stderr" one_line

@@ -42,6 +42,9 @@ like "transitions" "$out" 'Transitions +: 3'
 # the other order: 125,000,001 in all.
 like "the offline optimum" "$out" 'Optimum energy +: 1\.25e\+08 \(0\.9645 of this run\)'
 contains "time in state counts each window at its point" "$out" "  400000000:         1         1         0       500"
+out2=$("$replay" --work --opp 100MHz@800mV,200MHz@900mV,400MHz@1V --governor simple_ondemand \
+        --interval 100ms --summary --no-optimum "$tmp/hand.csv")
+is "--no-optimum: the same run, the summary without its last line" "$out2" "$(sed '$d' <<<"$out")"
 
 # Without voltages V is proportional to f; the static power can be set.
 out=$("$replay" --work --opp 100MHz,400MHz --governor powersave --initial 100MHz --interval 10ms \
@@ -107,6 +110,8 @@ bad "an initial frequency off the table" "--initial: 150 MHz is not one of the p
         "${w[@]}" --initial 150MHz "$tmp/bad-cycles.csv"
 bad "a window too short for one cycle" "holds no whole cycle at 1 Hz" \
         --work --opp 1Hz --governor performance "$tmp/bad-cycles.csv"
+bad "--no-optimum without --summary" "only applies to --work --summary" \
+        --work --no-optimum --opp 100MHz --governor performance "$tmp/bad-cycles.csv"
 bad "--static-power without --work" "only applies to --work" \
         --opp 100MHz --governor performance --static-power 0.2 "$tmp/bad-cycles.csv"
 bad "--static-power that is not a fraction" "--static-power: 'lots' is not a fraction" \

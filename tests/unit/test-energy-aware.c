@@ -34,96 +34,82 @@ struct rule_case {
         size_t n;
         uint64_t min, max;
         uint32_t tunables[4]; /* target_load, rise, decay, saturated_samples; 0 = default */
-        struct step steps[5];
+        struct step steps[14];
 };
 
+#define NONE NULL, 4, 0, UINT64_MAX
+#define GPU gpu, gpu_uv, 6, 0, UINT64_MAX
+
 static const struct rule_case cases[] = {
-        /* demand 50 % of 400 MHz = 200 MHz; at target_load 85 it needs 235.3 MHz: 400 MHz. */
-        { "lowest point that runs the demand at target_load",
+        /* demand 50 % of 400 MHz = 200 MHz; at target_load 90 it needs 222.2 MHz: 400 MHz. */
+        { "lowest point that runs the demand at target_load", pts, NONE, {}, { { 50, 400 * MHZ, 400 * MHZ } } },
+        /* 90 % of 200 MHz is 180 MHz: at 90 % exactly 200 MHz still runs it. */
+        { "a demand exactly at target_load stays", pts, NONE, {}, { { 90, 200 * MHZ, 200 * MHZ } } },
+        { "just above target_load goes up", pts, NONE, {}, { { 91, 200 * MHZ, 400 * MHZ } } },
+        { "idle goes to the lowest point", pts, NONE, {}, { { 0, 800 * MHZ, 100 * MHZ } } },
+        /* rise 70: 40 MHz, then 40 + 196 = 236 MHz, needing 262.2 MHz: 400 MHz. */
+        { "rise 70 closes 70 % of the gap",
           pts,
-          NULL,
-          4,
-          0,
-          UINT64_MAX,
-          {},
-          { { 50, 400 * MHZ, 400 * MHZ } } },
-        /* 85 % of 200 MHz is 170 MHz: at 85 % exactly 200 MHz still runs it. */
-        { "a demand exactly at target_load stays", pts, NULL, 4, 0, UINT64_MAX, {}, { { 85, 200 * MHZ, 200 * MHZ } } },
-        { "just above target_load goes up", pts, NULL, 4, 0, UINT64_MAX, {}, { { 86, 200 * MHZ, 400 * MHZ } } },
-        { "idle goes to the lowest point", pts, NULL, 4, 0, UINT64_MAX, {}, { { 0, 800 * MHZ, 100 * MHZ } } },
-        /* rise 100: the estimate jumps to a higher demand at once. */
-        { "rise 100 follows a higher demand at once",
-          pts,
-          NULL,
-          4,
-          0,
-          UINT64_MAX,
+          NONE,
           {},
           { { 10, 400 * MHZ, 100 * MHZ }, { 80, 400 * MHZ, 400 * MHZ } } },
-        /* rise 50: 40 MHz, then half-way to 320 MHz = 180 MHz, needing 211.8 MHz: 400 MHz. */
+        /* rise 50: 40 MHz, then half-way to 320 MHz = 180 MHz, needing 200 MHz exactly. */
         { "rise 50 closes half the gap",
           pts,
-          NULL,
-          4,
-          0,
-          UINT64_MAX,
-          { 85, 50, 25, 1 },
-          { { 10, 400 * MHZ, 100 * MHZ }, { 80, 400 * MHZ, 400 * MHZ } } },
-        /* rise 25: 40 MHz, then 40 + 70 = 110 MHz, needing 129.4 MHz: 200 MHz. */
+          NONE,
+          { 90, 50, 50, 1 },
+          { { 10, 400 * MHZ, 100 * MHZ }, { 80, 400 * MHZ, 200 * MHZ } } },
+        /* rise 25: 40 MHz, then 40 + 70 = 110 MHz, needing 122.2 MHz: 200 MHz. */
         { "rise 25 closes a quarter",
           pts,
-          NULL,
-          4,
-          0,
-          UINT64_MAX,
-          { 85, 25, 25, 1 },
+          NONE,
+          { 90, 25, 25, 1 },
           { { 10, 400 * MHZ, 100 * MHZ }, { 80, 400 * MHZ, 200 * MHZ } } },
-        /* decay 25: 320 MHz, then 320 - 80 = 240 MHz: 400 MHz; then 180 MHz: 400 MHz (211.8); then
-         * 135 MHz: 200 MHz (158.8). */
+        /* decay 70: 320 MHz (400), then 320 - 224 = 96 MHz (200: 106.7), then 96 - 67 = 29 MHz. */
+        { "decay 70 falls 70 % of the gap, rounded down",
+          pts,
+          NONE,
+          {},
+          { { 40, 800 * MHZ, 400 * MHZ }, { 0, 400 * MHZ, 200 * MHZ }, { 0, 200 * MHZ, 100 * MHZ } } },
+        /* decay 25: 320, 240 (266.7: 400), 180 (200 exactly), 135 MHz (150: 200). */
         { "decay 25 falls a quarter of the gap each sample",
           pts,
-          NULL,
-          4,
-          0,
-          UINT64_MAX,
-          {},
+          NONE,
+          { 90, 100, 25, 1 },
           { { 40, 800 * MHZ, 400 * MHZ },
             { 0, 400 * MHZ, 400 * MHZ },
-            { 0, 400 * MHZ, 400 * MHZ },
-            { 0, 400 * MHZ, 200 * MHZ } } },
+            { 0, 400 * MHZ, 200 * MHZ },
+            { 0, 200 * MHZ, 200 * MHZ } } },
         { "decay 100 falls at once",
           pts,
-          NULL,
-          4,
-          0,
-          UINT64_MAX,
-          { 85, 100, 100, 1 },
+          NONE,
+          { 90, 100, 100, 1 },
           { { 40, 800 * MHZ, 400 * MHZ }, { 0, 400 * MHZ, 100 * MHZ } } },
-        { "a saturated sample goes to the top", pts, NULL, 4, 0, UINT64_MAX, {}, { { 100, 200 * MHZ, MAXF } } },
-        /* saturated_samples 3: the first two only raise the estimate (to 200 MHz: 400 MHz). */
+        { "a saturated sample goes to the top", pts, NONE, {}, { { 100, 200 * MHZ, MAXF } } },
+        /* saturated_samples 3: the first two go up one point each (to 400, then 800 MHz). */
         { "saturated_samples 3 waits for the third",
           pts,
-          NULL,
-          4,
-          0,
-          UINT64_MAX,
-          { 85, 100, 25, 3 },
+          NONE,
+          { 90, 100, 70, 3 },
           { { 100, 200 * MHZ, 400 * MHZ },
             { 100, 400 * MHZ, 800 * MHZ },
             { 100, 800 * MHZ, MAXF },
             { 100, 800 * MHZ, MAXF } } },
         { "an unsaturated sample restarts the count",
           pts,
-          NULL,
-          4,
-          0,
-          UINT64_MAX,
-          { 85, 100, 100, 2 },
+          NONE,
+          { 90, 100, 100, 2 },
           { { 100, 100 * MHZ, 200 * MHZ }, { 50, 200 * MHZ, 200 * MHZ }, { 100, 200 * MHZ, 400 * MHZ } } },
+        /* rise 25: the estimate after the saturated sample, 130 MHz, fits 400 MHz at 825 mV; the
+         * rule takes it one voltage up, to 500 MHz; the second saturated sample to the top. */
+        { "a saturated sample before the top goes one voltage level up",
+          GPU,
+          { 90, 25, 25, 2 },
+          { { 10, 400 * MHZ, 400 * MHZ }, { 100, 400 * MHZ, 500 * MHZ }, { 100, 500 * MHZ, MAXF } } },
         /* 150 MHz of demand fits 200, 297 and 400 MHz alike at 825 mV: the highest, for free. */
-        { "equal voltages go to the highest", gpu, gpu_uv, 6, 0, UINT64_MAX, {}, { { 50, 297 * MHZ, 400 * MHZ } } },
-        { "a dearer voltage only when needed", gpu, gpu_uv, 6, 0, UINT64_MAX, {}, { { 90, 400 * MHZ, 500 * MHZ } } },
-        /* 340 MHz is run by 400 MHz cheaper than by 300 MHz (950 mV). */
+        { "equal voltages go to the highest", GPU, {}, { { 50, 297 * MHZ, 400 * MHZ } } },
+        { "a dearer voltage only when needed", GPU, {}, { { 91, 400 * MHZ, 500 * MHZ } } },
+        /* 255 MHz is run by 400 MHz cheaper than by 300 MHz (950 mV). */
         { "the least voltage, not the lowest frequency",
           odd,
           odd_uv,
@@ -144,6 +130,27 @@ static const struct rule_case cases[] = {
         { "below the range is never chosen", pts, NULL, 4, 200 * MHZ, UINT64_MAX, {}, { { 0, 400 * MHZ, 200 * MHZ } } },
         { "beyond the range: its highest point", pts, NULL, 4, 0, 400 * MHZ, {}, { { 99, 400 * MHZ, 400 * MHZ } } },
         { "equal voltages stay in range", gpu, gpu_uv, 6, 0, 297 * MHZ, {}, { { 10, 297 * MHZ, 297 * MHZ } } },
+        /* 80 MHz of demand with a spike of 240 MHz every fourth sample. The estimate after a
+         * spike: 194 MHz (400), then 115 (200), 91 (200), 84 MHz (100). The spikes of samples 6
+         * and 10 are four apart as those of 2 and 6 were: sample 14 is expected to be one, and
+         * sample 13 makes ready for its 240 MHz (266.7: 400 MHz) where 84 MHz would take 100. */
+        { "a spike that comes back at a fixed period is met ahead of time",
+          pts,
+          NONE,
+          {},
+          { { 20, 400 * MHZ, 100 * MHZ },
+            { 60, 400 * MHZ, 400 * MHZ },
+            { 20, 400 * MHZ, 200 * MHZ },
+            { 20, 400 * MHZ, 200 * MHZ },
+            { 20, 400 * MHZ, 100 * MHZ },
+            { 60, 400 * MHZ, 400 * MHZ },
+            { 20, 400 * MHZ, 200 * MHZ },
+            { 20, 400 * MHZ, 200 * MHZ },
+            { 20, 400 * MHZ, 100 * MHZ },
+            { 60, 400 * MHZ, 400 * MHZ },
+            { 20, 400 * MHZ, 200 * MHZ },
+            { 20, 400 * MHZ, 200 * MHZ },
+            { 20, 400 * MHZ, 400 * MHZ } } },
 };
 
 static void run_case(const struct rule_case *c) {
@@ -225,11 +232,11 @@ START_TEST(test_tunables) {
 
         df_governor_init(&g, &df_governor_energy_aware);
         ck_assert_int_eq(df_governor_get_tunable(&g, "target_load", &v), 0);
-        ck_assert_uint_eq(v, 85);
+        ck_assert_uint_eq(v, 90);
         ck_assert_int_eq(df_governor_get_tunable(&g, "rise", &v), 0);
-        ck_assert_uint_eq(v, 100);
+        ck_assert_uint_eq(v, 70);
         ck_assert_int_eq(df_governor_get_tunable(&g, "decay", &v), 0);
-        ck_assert_uint_eq(v, 25);
+        ck_assert_uint_eq(v, 70);
         ck_assert_int_eq(df_governor_get_tunable(&g, "saturated_samples", &v), 0);
         ck_assert_uint_eq(v, 1);
         /* The decay may not pass the rise, whichever of the two is set. */
@@ -296,7 +303,8 @@ START_TEST(test_properties) {
                                 (unsigned long long) ev.governor, (unsigned long long) lo,
                                 (unsigned long long) hi);
                         ck_assert(ev.applied >= lo && ev.applied <= hi);
-                        if (saturated >= 3)
+                        /* The saturation rule: the top of the range after saturated_samples. */
+                        if (saturated >= values[3])
                                 ck_assert_msg(
                                         ev.applied == top, "round %d: %llu after %u saturated samples", round,
                                         (unsigned long long) ev.applied, saturated);
