@@ -73,7 +73,7 @@ read_every "$p_dmc" "$device_iface"
 read_every "$req" "$request_iface"
 read_every "$logcontrol_path" "$logcontrol_iface"
 is "the properties read are the expected ones" \
-        "$(props "$p_gpu" "$device_iface" | wc -l) $(props "$req" "$request_iface" | wc -l)" "21 10"
+        "$(props "$p_gpu" "$device_iface" | wc -l) $(props "$req" "$request_iface" | wc -l)" "22 10"
 intro=$(nobody_busctl introspect "$name" "$p_gpu" "$device_iface")
 like "nobody introspects a device, with values" "$intro" "\.QosMinFrequency +property +t +400000000 +emits-change"
 like "nobody introspects a request, with values" "$(nobody_busctl introspect "$name" "$req" "$request_iface")" \

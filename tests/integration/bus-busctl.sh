@@ -65,6 +65,7 @@ is "Manager interface introspected" "$(introspect "$manager_path" "$manager_ifac
 .DryRun property b const
 .Governors property as const
 .Profiles property as emits-change
+.ThermalRules property a(ssbtx) emits-change
 .Version property s const"
 
 is "Device interface introspected" "$(introspect "$p_gpu" "$device_iface")" \
@@ -94,6 +95,7 @@ is "Device interface introspected" "$(introspect "$p_gpu" "$device_iface")" \
 .Requests property ao emits-invalidation
 .SysfsPath property s const
 .TargetFrequency property t -
+.ThermalCap property t emits-change
 .TransitionCount property t -
 .Tunables property a{su} emits-change"
 
@@ -120,7 +122,7 @@ is "Devices in ListDevices order" "$(getp "$manager_path" "$manager_iface" Devic
         "ao 4 \"$p_cpu0\" \"$p_dmc\" \"$p_gpu\" \"$p_tick\""
 managed=$(bctl call "$name" "$manager_path" org.freedesktop.DBus.ObjectManager GetManagedObjects)
 like "GetManagedObjects lists the devices with their interface" "$managed" \
-        "^a\{oa\{sa\{sv\}\}\} 4 \"$p_cpu0\" 4 .*\"$device_iface\" 21 \"Name\" s \"cpu0\" .*\"$p_tick\" 4 .*\"$device_iface\" 21 \"Name\" s \"gpu-tick\""
+        "^a\{oa\{sa\{sv\}\}\} 4 \"$p_cpu0\" 4 .*\"$device_iface\" 22 \"Name\" s \"cpu0\" .*\"$p_tick\" 4 .*\"$device_iface\" 22 \"Name\" s \"gpu-tick\""
 
 # --- Reload: a drop-in adds a device
 p_policy2=$(dev_path policy2)
