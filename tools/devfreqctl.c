@@ -378,7 +378,8 @@ static int check_command_line(const struct command *cmd, const struct ctl *c, bo
                         cmd->min_args == cmd->max_args ? "" : "at most ", cmd->max_args,
                         cmd->max_args == 1 ? "" : "s");
         if (c->json && !(cmd->flags & NEEDS_JSON))
-                return ctl_usage("--json is for status, show, requests and stats, not %s", cmd->name);
+                return ctl_usage(
+                        "--json is for status, show, requests, stats, profile and thermal, not %s", cmd->name);
         if (c->reason && !(cmd->flags & NEEDS_REQUEST_OPTIONS))
                 return ctl_usage("--reason is for request and hold, not %s", cmd->name);
         if (has_timeout && !streq(cmd->name, "request"))

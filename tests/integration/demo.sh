@@ -32,7 +32,7 @@ trap cleanup EXIT
 
 # tools/bootstrap may only run make here: regenerating configure or reconfiguring the build under
 # test (a sanitizer build, a read-only distcheck tree) is not the test's business.
-args=(--duration 8)
+args=(--duration 15)
 if [[ ! $top_srcdir/configure -nt $top_srcdir/configure.ac || ! $top_srcdir/configure -nt $top_srcdir/Makefile.am ||
         ! $top_builddir/Makefile -nt $top_srcdir/configure ]]; then
         args+=(--no-bootstrap)
@@ -60,7 +60,8 @@ check "... and of the CPU" printed cpu
 # property of gpu or cpu, or devfreqctl's greeting.
 line_re='^[0-9]{2}:[0-9]{2}:[0-9]{2}  ((gpu|cpu): CurrentFrequency [0-9]+(\.[0-9])? [MG]Hz -> [0-9]+(\.[0-9])? [MG]Hz'
 line_re+='|(gpu|cpu): [A-Z][A-Za-z]+ [^ ].*|(gpu|cpu): request [0-9]+ (added \(.*\)|removed)'
-line_re+='|profile: (power-saver \(client\)|none)|Monitoring devfreqd\. Press Ctrl-C to stop\.)$'
+line_re+='|profile: (power-saver \(client\)|none)|Monitoring devfreqd\. Press Ctrl-C to stop\.'
+line_re+='|thermal gpu-hot: gpu-thermal at [0-9.]+ C, (tripped|released), cap 600 MHz)$'
 malformed=$(grep -v '^demo:' "$tmp/out" | grep -Evc "$line_re" || true)
 is "every line is whole and in the monitor's format" "$malformed" 0
 ((malformed == 0)) || diag "$(grep -v '^demo:' "$tmp/out" | grep -Ev "$line_re" | head -n 5)"
@@ -69,6 +70,11 @@ is "... and the demo's own lines too" "$(grep '^demo:' "$tmp/out" | grep -vc '^d
 check "it switched to power-saver halfway" printed "  profile: power-saver (client)$"
 check "... which lowered the GPU's ceiling" printed "  gpu: MaxFrequency 800 MHz -> 400 MHz$"
 check "... and back" printed "  profile: none$"
+# The simulated GPU heats under its load: the rule trips (the 800 MHz point disabled) and releases.
+check "the hot GPU trips the thermal rule" printed "  thermal gpu-hot: gpu-thermal at [0-9.]* C, tripped, cap 600 MHz$"
+check "... which caps it at 600 MHz" printed "  gpu: ThermalCap none -> 600 MHz$"
+check "... and the cooled GPU releases it" printed "  thermal gpu-hot: gpu-thermal at [0-9.]* C, released, cap 600 MHz$"
+check "... and the cap goes" printed "  gpu: ThermalCap 600 MHz -> none$"
 like "it says how many changes it saw" "$(tail -n1 "$tmp/out")" "^demo: [0-9]+ frequency changes; stopping\.$"
 is "no process left behind" "$(leftovers | xargs)" ""
 is "no temporary directory left behind" "$(ls -A "$tmp/tmpdir")" ""

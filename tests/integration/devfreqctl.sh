@@ -381,6 +381,7 @@ complete_words() {
         )
 }
 is "completion: commands" "$(complete_words devfreqctl se)" "set-governor set-frequency set-tunable"
+is "completion: thermal" "$(complete_words devfreqctl th)" "thermal"
 is "completion: devices" "$(complete_words devfreqctl show '')" "dmc gpu policy0 policy2"
 like "completion: governors of the device" "$(complete_words devfreqctl set-governor gpu '')" '(^| )simple_ondemand( |$)'
 is "completion: request types" "$(complete_words devfreqctl hold gpu '')" "min max latency"
