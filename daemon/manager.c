@@ -149,6 +149,7 @@ static struct poll_group *group_get(struct manager *m, uint64_t interval) {
         (void) sd_event_source_set_description(g->timer, "poll-group");
         *slot = g;
         m->n_groups++;
+        log_debug("A poll timer every %" PRIu64 " us, shared by what polls at that interval", interval);
         return g;
 }
 

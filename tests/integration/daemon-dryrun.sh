@@ -51,7 +51,7 @@ is "the kernel keeps its own governor" "$(kread "$gpu/governor")" simple_ondeman
 check "no originals file" test ! -e "$tmp/run/originals"
 
 # Load changes: the bus follows what would be applied.
-wait_until 5 grep -q 'gpu: no complete load sample' "$daemon_log" || diag "the load was never sampled"
+await "the load is sampled" 5 grep -q 'gpu: no complete load sample' "$daemon_log"
 "$setload" "$root/$busy_rel" 10 100
 gpu_at() { [[ $(prop gpu CurrentFrequency) == "$1" ]]; }
 check "10% load: CurrentFrequency shows the lowest point it would apply" wait_until 5 gpu_at 200000000
@@ -67,7 +67,7 @@ call gpu AddRequest 'sta{sv}' min-frequency 600000000 0 >/dev/null
 contains "AddRequest: the log shows the write it would make" "$(logtext)" \
         "would write 600000000 to $gpu/userspace/set_freq"
 no_request() { [[ $(prop gpu QosMinFrequency) == 0 ]]; }
-wait_until 5 no_request || diag "the request did not go with busctl"
+await "the request goes with busctl" 5 no_request
 call cpu SetFrequency t 900000000
 is "SetFrequency below min-frequency: CurrentFrequency shows the floor" "$(prop cpu CurrentFrequency)" 1200000000
 call cpu SetFrequency t 2000000000

@@ -28,7 +28,7 @@ highest=${points[${#points[@]} - 1]}
 third=${points[2]}
 
 # A light load takes the GPU from its initial (highest) point to the lowest.
-wait_until 5 grep -q 'gpu: no complete load sample' "$daemon_log" || diag "the load was never sampled"
+await "the load is sampled" 5 grep -q 'gpu: no complete load sample' "$daemon_log"
 "$setload" "$busy" 10 100
 at() { [[ $(set_freq) == "$1" && $(prop gpu CurrentFrequency) == "$1" ]]; }
 check "a 10% load brings the GPU down to its lowest point" wait_until 5 at "$lowest"
@@ -37,7 +37,7 @@ check "a 10% load brings the GPU down to its lowest point" wait_until 5 at "$low
 config 60s
 : >"$notify_log"
 kill -HUP "$daemon_pid"
-wait_until 10 grep -q '^READY=1' "$notify_log" || diag "no READY=1 after the reload"
+await "READY=1 after the reload" 10 grep -q '^READY=1' "$notify_log"
 is "reload (an event): still at the lowest point" "$(set_freq)" "$lowest"
 is "the polling interval is 60 s now" "$(prop gpu PollingInterval)" 60000
 ticks=$(grep -c 'gpu: no complete load sample' "$daemon_log" || true)

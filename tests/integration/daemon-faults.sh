@@ -42,7 +42,7 @@ gpu_load() { "$setload" "$busy" "$1" 100; }
 declare -A text=([EBUSY]="Device or resource busy" [EIO]="Input/output error" [EINVAL]="Invalid argument"
         [ENODEV]="No such device")
 
-wait_until 5 grep -q 'gpu: no complete load sample' "$daemon_log" || diag "the gpu load was never sampled"
+await "the gpu load is sampled" 5 grep -q 'gpu: no complete load sample' "$daemon_log"
 is "gpu starts at its highest point" "$(set_freq)" 800000000
 
 # --- the gpu's userspace/set_freq
@@ -64,7 +64,7 @@ for e in EBUSY EIO EINVAL ENODEV; do
         gpu_load 10
         check "gpu, $e removed: the next evaluation writes" wait_until 5 gpu_at 200000000
         gpu_load 100
-        wait_until 5 gpu_at 800000000 || diag "gpu did not go back up"
+        await "gpu goes back up" 5 gpu_at 800000000
 done
 contains "a write that works again is logged" "$(log_since 0)" "gpu: writing works again"
 
@@ -88,7 +88,8 @@ for e in EBUSY EIO EINVAL ENODEV; do
         fi
         contains "dmc, $e: the log names the attribute and the error" "$(log_since "$mark")" \
                 "dmc: write $dmc/max_freq: ${text[$e]}"
-        sleep 0.2 # a few more ticks retry and fail
+        retried() { log_since "$mark" | grep -q "^<7>dmc: write $dmc/max_freq: ${text[$e]} (again)"; }
+        await "dmc, $e: a later tick retries and fails again" 5 retried
         check "dmc, $e: the daemon keeps running" daemon_alive
         check "dmc, $e: min_freq, max_freq and CurrentFrequency unchanged" dmc_at 200000000
         is "dmc, $e: the error was logged once at error level, not at every tick" \
@@ -96,12 +97,12 @@ for e in EBUSY EIO EINVAL ENODEV; do
         rm -f "$faults"
         check "dmc, $e removed: the next tick writes" wait_until 5 dmc_at 800000000
         "$setload" --percent "$dmc_load" 10
-        wait_until 5 dmc_at 200000000 || diag "dmc did not go back down"
+        await "dmc goes back down" 5 dmc_at 200000000
 done
 
 # --- a foreign writer changes set_freq behind the daemon's back
 gpu_load 10
-wait_until 5 gpu_at 200000000 || diag "gpu is not at its lowest point"
+await "gpu is at its lowest point" 5 gpu_at 200000000
 mark=$(wc -l <"$daemon_log")
 kwrite "$gpu/userspace/set_freq" 600000000
 gpu_load 10

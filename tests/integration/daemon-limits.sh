@@ -37,7 +37,7 @@ is "the cap bounds the effective range on the bus (policy)" "$(dget policy0 MaxF
 is "... and the GPU's" "$(dget ff9a0000.gpu MaxFrequency)" 600000000
 : >"$notify_log.$daemon_pid"
 kill -HUP "$daemon_pid"
-wait_until 10 daemon_ready || diag "no READY=1 after SIGHUP"
+await "READY=1 after SIGHUP" 10 daemon_ready
 is "after a reload, still no write" "$(inodes)" "$before"
 check "the originals file was never needed" test ! -e "$tmp/run/originals"
 
@@ -86,7 +86,7 @@ is "a held request before a reload" "$(kread "$gpu/max_freq")" 400000000
 log_at=$(wc -l <"$daemon_log")
 : >"$notify_log.$daemon_pid"
 kill -HUP "$daemon_pid"
-wait_until 10 daemon_ready || diag "no READY=1 after SIGHUP"
+await "READY=1 after SIGHUP" 10 daemon_ready
 is "... still in force after it" "$(kread "$gpu/max_freq")" 400000000
 check "... not taken for another writer's" bash -c "! tail -n +$((log_at + 1)) '$daemon_log' | grep -q 'by another writer'"
 client_stop r

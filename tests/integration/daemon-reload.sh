@@ -46,7 +46,7 @@ manager=/org/devfreqd/Devfreq1
 reload() {
         : >"$notify_log"
         kill -HUP "$daemon_pid"
-        wait_until 10 grep -q '^READY=1' "$notify_log" || diag "no READY=1 after SIGHUP"
+        await "READY=1 after SIGHUP" 10 grep -q '^READY=1' "$notify_log"
 }
 set_freq() { kread "$gpu/userspace/set_freq"; }
 gpu_at() { [[ $(set_freq) == "$1" ]]; }
@@ -67,7 +67,7 @@ printf '[device gpu]\ngovernor = simple_ondemand\n' >"$tmp/conf.d/50-gpu.conf"
 reload
 is "a drop-in's governor wins after SIGHUP" "$(prop gpu Governor)" '"simple_ondemand"'
 is "... polling at the configured 50 ms" "$(prop gpu PollingInterval)" 50
-wait_until 5 grep -q 'gpu: no complete load sample' "$daemon_log" || diag "the load was never sampled"
+await "the load is sampled" 5 grep -q 'gpu: no complete load sample' "$daemon_log"
 "$setload" "$busy" 10 100
 check "... and following the load (10%: the lowest point)" wait_until 5 gpu_at 200000000
 

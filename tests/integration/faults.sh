@@ -93,7 +93,7 @@ run_path() {
                 "${p}_recover"
                 check "$label removed: ${recovered_text[$p]}" wait_until 5 "${p}_recovered"
                 "${p}_reset"
-                wait_until 5 "${p}_base" || diag "$p did not go back to where it starts from"
+                await "$p goes back to where it starts from" 5 "${p}_base"
         done
 }
 
@@ -342,7 +342,7 @@ check "... the others are still served" serving dmc
 cp -a "$tmp/pristine$gpu" "$root$gpu"
 : >"$notify_log"
 kill -HUP "$daemon_pid"
-wait_until 10 grep -q '^READY=1' "$notify_log" || diag "no READY=1 after SIGHUP"
+await "READY=1 after SIGHUP" 10 grep -q '^READY=1' "$notify_log"
 check "gpu directory recreated, SIGHUP: the device is back on the bus" serving gpu
 back() { attr_is "$gpu/governor" userspace && [[ $(kread "$gpu/userspace/set_freq") == $(dget gpu CurrentFrequency) ]]; }
 check "... and driven again (userspace selected, set_freq written)" wait_until 5 back

@@ -70,6 +70,20 @@ wait_until() {
         done
 }
 
+# await DESCRIPTION SECONDS COMMAND...: a TAP line for a state that must come within SECONDS; when it
+# does not, the tail of the daemon's log says what the daemon was doing.
+await() {
+        local desc=$1 seconds=$2
+        shift 2
+        if wait_until "$seconds" "$@"; then
+                ok "$desc"
+                return
+        fi
+        not_ok "$desc"
+        diag "not within ${seconds} s: $*"
+        if [[ -s $daemon_log ]]; then tail -n 15 "$daemon_log" | sed 's/^/# devfreqd: /'; fi
+}
+
 # The fake kernel is preloaded into the daemon and into the test's own writes to sysfs.
 export FAKEKERNEL_ROOT=$root
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0

@@ -174,6 +174,8 @@ shutdown_namespaces() {
                 unshare_pid=
         fi
         if [[ -n $cgroup && -d $cgroup ]]; then
+                # Clean-up on the way out: the cases "no process ... is left" and "the test's
+                # cgroup is gone" check the result, so a cgroup that stays cannot hide there.
                 wait_until 10 cgroup_empty || true
                 find "$cgroup" -depth -type d -exec rmdir {} + 2>/dev/null || true
         fi

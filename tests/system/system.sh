@@ -302,6 +302,7 @@ fi
 sctl stop devfreqd
 if [[ -n $package ]]; then package_remove_cases; fi
 shutdown_namespaces
+# The next case checks the end state and prints what is left: a wait that times out is reported there.
 wait_until 10 no_ns_processes || true
 is "host: no process of the test's namespaces is left" "$(ns_processes)" ""
 check "host: the test's cgroup is gone" test ! -e "$cgroup"
