@@ -67,7 +67,7 @@ int build_device(
                 device_free(d);
                 return cd ? -EINVAL : 0;
         }
-        r = df_spec_resolve(c, cd, name, d->node, errors, &d->spec);
+        r = df_spec_resolve_node(c, cd, name, d->node, errors, &d->spec);
         if (r >= 0 && d->spec->note)
                 log_info("%s: %s", name, d->spec->note);
         if (r >= 0 && df_node_read_current(d->node, &current) < 0)

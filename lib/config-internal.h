@@ -40,19 +40,27 @@ enum line_kind {
         LINE_CONTINUATION,
 };
 
+/* A byte source of a configuration file: the next byte, EOF at its end, CONFIG_READ_ERROR when
+ * reading failed. */
+#define CONFIG_READ_ERROR (-2)
+typedef int (*config_getc_t)(void *stream);
+
 struct parser {
         struct df_config *config;
         struct df_config_errors *errors;
-        size_t n_errors; /* reported by this load, dropped ones included */
+        struct df_config_errors scratch; /* errors go here when the caller collects none */
+        size_t n_errors;                 /* reported by this load, dropped ones included */
         bool oom;
         bool defaults_bad; /* default-mode or default-governor was refused: devices are not judged */
         bool *device_bad;  /* per device: one of its keys was refused */
         struct df_strmap device_index; /* device name → index in config->devices */
         bool *thermal_bad;             /* per thermal rule: one of its keys was refused */
 
-        /* The file being read, from a FILE or from memory. */
+        /* The file being read, from a stream of bytes (config_getc_t) or from memory. */
         const char *file;
-        FILE *f;
+        config_getc_t getc;
+        void *stream;
+        bool read_error;
         const char *text;
         size_t size, pos;
         unsigned line;
@@ -99,8 +107,15 @@ int config_apply_opp_disabled(struct parser *p, struct df_config_device *d, cons
 int config_apply_passive_map(struct parser *p, struct df_config_device *d, const char *value);
 void config_flush(struct parser *p);
 
-/* config-reader.c */
-void config_parse_source(struct parser *p, const char *path, FILE *f, const char *text, size_t size);
+/* config.c: one load, from config_begin() to config_finish() (which frees what the parser holds) */
+int config_begin(struct parser *p, struct df_config_errors *errors);
+int config_finish(struct parser *p, struct df_config **ret);
+
+/* config-reader.c: parse one file's bytes, from a stream or from memory, into the model */
+void config_parse_source(
+        struct parser *p, const char *path, config_getc_t getc, void *stream, const char *text, size_t size);
+
+/* config-files.c (the part that touches the file system) */
 void config_parse_file(struct parser *p, const char *path, bool missing_ok);
 void config_parse_dropins(struct parser *p, const char *dir);
 

@@ -12,7 +12,7 @@
 
 #include "config-internal.h"
 #include "macro.h"
-#include "sysfs.h"
+#include "names.h"
 #include "units.h"
 
 static bool is_lower_alnum(char c) {

@@ -11,7 +11,7 @@
 
 #include "config-internal.h"
 #include "macro.h"
-#include "sysfs.h"
+#include "names.h"
 #include "units.h"
 
 void config_profile_done(struct df_config_profile *pr) {

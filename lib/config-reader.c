@@ -3,18 +3,15 @@
  * mirroring inih's rules, the section headers, and the main file and the drop-in directory. */
 
 #include <assert.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "config-internal.h"
 #include "macro.h"
-#include "sysfs.h"
+#include "names.h"
 
 static void rstrip(char *s) {
         size_t n = strlen(s);
@@ -101,8 +98,16 @@ static int section_begin(struct parser *p, char *name, const char *rest) {
 /* --- the reader ------------------------------------------------------------------------------- */
 
 static int source_getc(struct parser *p) {
-        if (p->f)
-                return getc_unlocked(p->f);
+        int c;
+
+        if (p->getc) {
+                c = p->getc(p->stream);
+                if (c == CONFIG_READ_ERROR) {
+                        p->read_error = true;
+                        return EOF;
+                }
+                return c;
+        }
         if (p->pos >= p->size)
                 return EOF;
         return (unsigned char) p->text[p->pos++];
@@ -299,8 +304,9 @@ static int handler(void *user, const char *section, const char *name, const char
         return 1; /* errors are ours to collect; inih's count would stop at the first */
 }
 
-/* Parse one source, an open FILE or memory, as the next file of the model. */
-void config_parse_source(struct parser *p, const char *path, FILE *f, const char *text, size_t size) {
+/* Parse one source, a stream of bytes or memory, as the next file of the model. */
+void config_parse_source(
+        struct parser *p, const char *path, config_getc_t getc, void *stream, const char *text, size_t size) {
         char **slot;
         int r;
 
@@ -313,7 +319,9 @@ void config_parse_source(struct parser *p, const char *path, FILE *f, const char
                 return;
         }
         p->file = p->config->files[p->config->n_files++];
-        p->f = f;
+        p->getc = getc;
+        p->stream = stream;
+        p->read_error = false;
         p->text = text;
         p->size = size;
         p->pos = 0;
@@ -333,102 +341,8 @@ void config_parse_source(struct parser *p, const char *path, FILE *f, const char
         else if (r > 0)
                 config_report_line(
                         p, (unsigned) r, "expected 'key = value' or '[section]'"); /* we refuse first */
-        if (f && ferror(f))
+        if (p->read_error)
                 config_report_line(p, 0, "read error");
         else if (!p->content)
                 config_report_line(p, 1, "the file is empty");
-}
-
-static const char *file_type_name(mode_t mode) {
-        return S_ISDIR(mode)   ? "a directory" :
-                S_ISFIFO(mode) ? "a FIFO" :
-                S_ISCHR(mode)  ? "a character device" :
-                S_ISBLK(mode)  ? "a block device" :
-                S_ISSOCK(mode) ? "a socket" :
-                                 "not a file";
-}
-
-/* `missing_ok`: the main file may be absent (all defaults). */
-void config_parse_file(struct parser *p, const char *path, bool missing_ok) {
-        _cleanup_close_ int fd = -EBADF;
-        struct stat st;
-        FILE *f;
-
-        assert(p);
-        assert(path);
-
-        p->file = path;
-        /* O_NONBLOCK: opening a FIFO must not wait for a writer; the type is checked on what was
-         * opened, so nothing can swap the file in between. */
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0) {
-                if (errno != ENOENT || !missing_ok)
-                        config_report_line(p, 0, "cannot open: %s", strerror(errno));
-                return;
-        }
-        if (fstat(fd, &st) < 0) {
-                config_report_line(p, 0, "cannot stat: %s", strerror(errno));
-                return;
-        }
-        if (!S_ISREG(st.st_mode)) {
-                config_report_line(p, 0, "not a regular file (%s)", file_type_name(st.st_mode));
-                return;
-        }
-        if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
-                config_report_line(p, 0, "cannot read: %s", strerror(errno));
-                return;
-        }
-        f = fdopen(fd, "re");
-        if (!f) {
-                (void) config_oom(p);
-                return;
-        }
-        TAKE_FD(fd);
-        config_parse_source(p, path, f, NULL, 0);
-        fclose(f);
-}
-
-static int strcmp_ptr(const void *a, const void *b) {
-        return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
-/* Regular files, not hidden, named "*.conf", in strcmp order (not the locale's). */
-void config_parse_dropins(struct parser *p, const char *dir) {
-        char **names = NULL;
-        struct dirent *de;
-        size_t n = 0;
-        DIR *d;
-
-        assert(p);
-        assert(dir);
-
-        d = opendir(dir);
-        if (!d) {
-                p->file = dir;
-                if (errno != ENOENT)
-                        config_report_line(p, 0, "cannot read directory: %s", strerror(errno));
-                return;
-        }
-        while ((de = readdir(d))) {
-                size_t len = strlen(de->d_name);
-                struct stat st;
-                char **slot;
-
-                if (de->d_name[0] == '.' || len <= 5 || !streq(de->d_name + len - 5, ".conf"))
-                        continue;
-                if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
-                        continue; /* directories, dangling links */
-                slot = GROW(names, n);
-                if (!slot || asprintf(slot, "%s/%s", dir, de->d_name) < 0) {
-                        (void) config_oom(p);
-                        break;
-                }
-                n++;
-        }
-        closedir(d);
-        if (n > 0)
-                qsort(names, n, sizeof(char *), strcmp_ptr);
-        for (size_t i = 0; i < n && !p->oom; i++)
-                config_parse_file(p, names[i], false);
-        config_free_strv(names, n);
 }

@@ -12,8 +12,8 @@
 
 #include "config-internal.h"
 #include "macro.h"
+#include "names.h"
 #include "strv.h"
-#include "sysfs.h"
 #include "units.h"
 
 #define ZONE_LEN_MAX 63u

@@ -217,86 +217,55 @@ struct df_config *df_config_free(struct df_config *c) {
         return NULL;
 }
 
-struct source {
-        const char *path;
-        bool missing_ok;
-        const char *text; /* parsed from memory when set */
-        size_t size;
-};
+/* One load: the model starts empty; config_finish() validates it and hands it over, or frees it. */
+int config_begin(struct parser *p, struct df_config_errors *errors) {
+        assert(p);
 
-static int
-load(const struct source *sources, size_t n, const char *dropin_dir, struct df_config **ret,
-     struct df_config_errors *errors) {
-        struct df_config_errors scratch = {};
-        struct parser p = { .errors = errors ?: &scratch };
+        *p = (struct parser){};
+        p->errors = errors ?: &p->scratch;
+        p->config = config_new();
+        return p->config ? 0 : -ENOMEM;
+}
+
+int config_finish(struct parser *p, struct df_config **ret) {
         int r = 0;
 
-        p.config = config_new();
-        if (!p.config)
-                return -ENOMEM;
-        for (size_t i = 0; i < n && !p.oom; i++)
-                if (sources[i].text)
-                        config_parse_source(&p, sources[i].path, NULL, sources[i].text, sources[i].size);
-                else
-                        config_parse_file(&p, sources[i].path, sources[i].missing_ok);
-        if (dropin_dir && !p.oom)
-                config_parse_dropins(&p, dropin_dir);
-        if (!p.oom)
-                config_validate(&p);
+        assert(p);
+        assert(ret);
 
-        free(p.key);
-        free(p.value);
-        free(p.device_bad);
-        free(p.thermal_bad);
-        df_strmap_done(&p.device_index);
-        df_config_errors_done(&scratch);
-        if (p.oom)
+        if (!p->oom)
+                config_validate(p);
+        free(p->key);
+        free(p->value);
+        free(p->device_bad);
+        free(p->thermal_bad);
+        df_strmap_done(&p->device_index);
+        df_config_errors_done(&p->scratch);
+        if (p->oom)
                 r = -ENOMEM;
-        else if (p.n_errors > 0)
+        else if (p->n_errors > 0)
                 r = -EINVAL;
         if (r < 0) {
-                df_config_free(p.config);
+                df_config_free(p->config);
                 return r;
         }
-        *ret = p.config;
+        *ret = p->config;
         return 0;
-}
-
-int df_config_load(
-        const char *file, const char *dropin_dir, struct df_config **ret, struct df_config_errors *errors) {
-        struct source s = { .path = file, .missing_ok = true };
-
-        assert(ret);
-
-        return load(&s, file ? 1 : 0, dropin_dir, ret, errors);
-}
-
-int df_config_load_files(
-        const char *const *files, size_t n_files, struct df_config **ret, struct df_config_errors *errors) {
-        _cleanup_free_ struct source *s = NULL;
-
-        assert(ret);
-        assert(files || n_files == 0);
-
-        s = calloc(n_files ?: 1, sizeof(*s));
-        if (!s)
-                return -ENOMEM;
-        for (size_t i = 0; i < n_files; i++) {
-                if (!files[i])
-                        return -EINVAL;
-                s[i] = (struct source){ .path = files[i] };
-        }
-        return load(s, n_files, NULL, ret, errors);
 }
 
 int df_config_load_string(
         const char *name, const char *text, size_t size, struct df_config **ret,
         struct df_config_errors *errors) {
-        struct source s = { .path = name ?: "<string>", .text = text ?: "", .size = text ? size : 0 };
+        struct parser p;
+        int r;
 
         assert(ret);
 
-        return load(&s, 1, NULL, ret, errors);
+        r = config_begin(&p, errors);
+        if (r < 0)
+                return r;
+        config_parse_source(&p, name ?: "<string>", NULL, NULL, text ?: "", text ? size : 0);
+        return config_finish(&p, ret);
 }
 
 /* --- the model after defaults ----------------------------------------------------------------- */

@@ -9,9 +9,9 @@
 
 #include "device.h"
 #include "governor.h"
-#include "load.h"
+#include "load-spec.h"
 #include "macro.h"
-#include "node.h"
+#include "names.h"
 
 /* Where a value was set. `file` points into df_config.files. */
 struct df_location {

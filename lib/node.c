@@ -30,13 +30,6 @@ static const struct kind_attrs kind_attrs[_DF_KIND_MAX] = {
                               "scaling_available_frequencies", "scaling_governor", 1000 },
 };
 
-static const char *const kind_table[_DF_KIND_MAX] = {
-        [DF_KIND_DEVFREQ] = "devfreq",
-        [DF_KIND_CPUFREQ] = "cpufreq",
-};
-
-DEFINE_STRING_TABLE(df_kind, enum df_kind, kind_table, _DF_KIND_MAX, _DF_KIND_INVALID)
-
 const struct kind_attrs *node_attrs(const struct df_node *n) {
         assert(n);
 

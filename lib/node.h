@@ -10,17 +10,8 @@
 #include "device.h"
 #include "log.h"
 #include "macro.h"
+#include "names.h"
 #include "sysfs.h"
-
-enum df_kind {
-        DF_KIND_DEVFREQ,
-        DF_KIND_CPUFREQ,
-        _DF_KIND_MAX,
-        _DF_KIND_INVALID = -22,
-};
-
-const char *df_kind_to_string(enum df_kind k);
-enum df_kind df_kind_from_string(const char *s);
 
 #define DF_ATTR_VALUE_MAX 64
 

@@ -58,10 +58,9 @@ static int add_point(struct df_device_spec *s, uint64_t freq, uint32_t uv, uint3
 
 /* The table: opp = lines, else the node's own list (or its synthetic one); opp-disabled. */
 static int resolve_points(
-        struct df_device_spec *s, const struct df_config_device *cd, struct df_node *node,
+        struct df_device_spec *s, const struct df_config_device *cd, const struct df_node_facts *node,
         struct df_config_errors *e) {
-        _cleanup_free_ uint64_t *freqs = NULL;
-        size_t n = 0, enabled = 0;
+        size_t enabled = 0;
         char f[DF_FREQ_STRING_MAX];
         int r;
 
@@ -72,14 +71,13 @@ static int resolve_points(
                                 return r;
                 }
         else {
-                r = df_node_read_frequencies(
-                        node, cd ? df_config_device_opp_step(cd) : DF_CONFIG_DEFAULT_OPP_STEP, &freqs, &n);
-                if (r < 0)
+                if (node->freqs_error < 0)
                         return df_config_errors_add(
                                 e, cd ? &cd->path_loc : NULL, "%s: cannot read the frequencies of %s: %s",
-                                s->name, node->path, strerror(-r));
-                for (size_t i = 0; i < n; i++)
-                        if ((i == 0 || freqs[i] != freqs[i - 1]) && (r = add_point(s, freqs[i], 0, 0)) < 0)
+                                s->name, node->path, strerror(-node->freqs_error));
+                for (size_t i = 0; i < node->n_freqs; i++)
+                        if ((i == 0 || node->freqs[i] != node->freqs[i - 1]) &&
+                            (r = add_point(s, node->freqs[i], 0, 0)) < 0)
                                 return r;
         }
         for (size_t i = 0; cd && i < cd->n_opp_disabled; i++) {
@@ -104,11 +102,11 @@ static int resolve_points(
 
 /* Clamp mode: a configured kernel governor must be one the node offers. */
 static int resolve_kernel_governor(
-        struct df_device_spec *s, const struct df_config_device *cd, struct df_node *node,
+        struct df_device_spec *s, const struct df_config_device *cd, const struct df_node_facts *node,
         struct df_config_errors *e) {
         if (!cd || !cd->governor)
                 return 0;
-        if (df_node_offers_governor(node, cd->governor) <= 0)
+        if (!node->governor_offered)
                 return df_config_errors_add(
                         e, &cd->governor_loc,
                         "governor: the kernel does not offer '%s' for %s (in clamp mode the governor is the kernel's)",
@@ -208,8 +206,8 @@ static int check_thermal(
 }
 
 int df_spec_resolve(
-        const struct df_config *c, const struct df_config_device *cd, const char *name, struct df_node *node,
-        struct df_config_errors *errors, struct df_device_spec **ret) {
+        const struct df_config *c, const struct df_config_device *cd, const char *name,
+        const struct df_node_facts *node, struct df_config_errors *errors, struct df_device_spec **ret) {
         _cleanup_(df_spec_freep) struct df_device_spec *s = calloc(1, sizeof(*s));
         int r;
 

@@ -13,8 +13,10 @@
 #include "config.h"
 #include "device.h"
 #include "governor.h"
-#include "load.h"
-#include "node.h"
+#include "load-spec.h"
+#include "names.h"
+
+struct df_node;
 
 struct df_spec_point {
         uint64_t freq; /* Hz */
@@ -57,12 +59,31 @@ struct df_device_spec {
         char *note; /* why an autodiscovered device runs in another mode than default-mode, or NULL */
 };
 
+/* What a spec takes from the device's node, read before resolving (df_spec_read_node()). */
+struct df_node_facts {
+        const char *path; /* canonical, inside the root */
+        enum df_kind kind;
+        uint64_t *freqs; /* the node's frequencies, ascending, when the section lists no points */
+        size_t n_freqs;
+        int freqs_error;       /* negative errno when they could not be read */
+        bool governor_offered; /* clamp mode: the section's governor is one the node offers */
+};
+
 /*
  * Resolve the device `name` from its section `cd` (NULL: autodiscovered, under the [daemon]
- * defaults) and its open node. 0 and the spec; -EINVAL with `errors` filled (file:line for a
- * configured device); -ENOMEM.
+ * defaults) and what its node says. 0 and the spec; -EINVAL with `errors` filled (file:line for
+ * a configured device); -ENOMEM.
  */
 int df_spec_resolve(
+        const struct df_config *c, const struct df_config_device *cd, const char *name,
+        const struct df_node_facts *node, struct df_config_errors *errors, struct df_device_spec **ret);
+
+/* spec-node.c: read the facts of an open node that the section needs, and resolve from them. */
+int df_spec_read_node(
+        const struct df_config *c, const struct df_config_device *cd, struct df_node *node,
+        struct df_node_facts *ret);
+void df_node_facts_done(struct df_node_facts *f);
+int df_spec_resolve_node(
         const struct df_config *c, const struct df_config_device *cd, const char *name, struct df_node *node,
         struct df_config_errors *errors, struct df_device_spec **ret);
 struct df_device_spec *df_spec_free(struct df_device_spec *s);

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "names.h"
+
 /* The root every path is resolved under (--root, "/" in production). */
 struct df_root {
         int fd;     /* O_PATH|O_DIRECTORY of the root */
@@ -16,15 +18,6 @@ struct df_root {
 
 int df_root_open(const char *path, struct df_root *ret);
 void df_root_close(struct df_root *r);
-
-/*
- * Check a path as written in configuration: absolute, under /sys/ or /proc/, no "." or ".."
- * component, no empty component, no control characters. 0 or -EINVAL.
- */
-int df_path_check(const char *path);
-
-/* Device names used on the bus and in files: non-empty, printable, no '/', not "." or "..". */
-bool df_name_valid(const char *name);
 
 /*
  * Open `path` (absolute, as seen inside the root) with openat2(RESOLVE_IN_ROOT), so no symlink
