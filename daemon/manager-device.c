@@ -28,6 +28,7 @@ struct manager_device *device_free(struct manager_device *d) {
         df_device_free(d->dev);
         df_node_free(d->node);
         df_spec_free(d->spec);
+        strv_free(d->kernel_governors, d->n_kernel_governors);
         free(d->children);
         free(d->bus.path);
         free(d->name);
@@ -485,10 +486,11 @@ int manager_device_available_governors(struct manager_device *d, char ***ret, si
         char **v = NULL;
         size_t n = 0;
 
-        if (d->dev->mode == DF_MODE_CLAMP)
-                return df_node_kernel_governors(d->node, ret, ret_n);
-        for (size_t i = 0; i < df_governors_count; i++)
-                if (strv_push(&v, &n, df_governors[i]->name) < 0) {
+        bool clamp = d->dev->mode == DF_MODE_CLAMP;
+        size_t count = clamp ? d->n_kernel_governors : df_governors_count;
+
+        for (size_t i = 0; i < count; i++)
+                if (strv_push(&v, &n, clamp ? d->kernel_governors[i] : df_governors[i]->name) < 0) {
                         strv_free(v, n);
                         return -ENOMEM;
                 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "manager-internal.h"
+#include "strv.h"
 
 static uint64_t hash_mix(uint64_t h, uint64_t v) {
         /* FNV-1a over the value's bytes; only compared with itself. */
@@ -13,6 +14,18 @@ static uint64_t hash_mix(uint64_t h, uint64_t v) {
                 h *= UINT64_C(0x100000001b3);
         }
         return h;
+}
+
+/* The node's governors, kept for the bus; a failed read keeps the last list. */
+static void refresh_kernel_governors(struct manager_device *d) {
+        char **v = NULL;
+        size_t n = 0;
+
+        if (df_node_kernel_governors(d->node, &v, &n) < 0)
+                return;
+        strv_free(d->kernel_governors, d->n_kernel_governors);
+        d->kernel_governors = v;
+        d->n_kernel_governors = n;
 }
 
 static void snapshot(struct manager_device *d, struct device_published *p, bool full) {
@@ -31,9 +44,10 @@ static void snapshot(struct manager_device *d, struct device_published *p, bool 
         uint64_t h = UINT64_C(0xcbf29ce484222325);
 
         p->governor = dev->mode == DF_MODE_GOVERN ? dev->governor.ops : NULL;
-        if (dev->mode == DF_MODE_CLAMP)
+        if (dev->mode == DF_MODE_CLAMP) {
                 (void) df_node_kernel_governor(d->node, p->kernel_governor, sizeof(p->kernel_governor));
-        else
+                refresh_kernel_governors(d);
+        } else
                 p->kernel_governor[0] = '\0';
         df_device_get_range(dev, &p->min, &p->max);
         df_device_get_usable(dev, &usable, &n);

@@ -158,6 +158,10 @@ struct manager_device {
         char logged_error[256]; /* logged once per distinct error */
 
         struct device_published published;
+        /* Clamp mode: the node's available governors, read with its governor when the device is
+         * published in full (manager-publish.c), so that bus reads do no I/O. */
+        char **kernel_governors;
+        size_t n_kernel_governors;
 
         /* The bus layer's bookkeeping: set and read by dbus/ only, except `path`. */
         struct {

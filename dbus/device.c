@@ -78,12 +78,9 @@ PROPERTY_GETTER(property_get_mode) {
         return sd_bus_message_append(reply, "s", df_mode_to_string(d->dev->mode));
 }
 
+/* In clamp mode, the kernel's governor as last read (with the device's full publication). */
 PROPERTY_GETTER(property_get_governor) {
         struct manager_device *d = userdata;
-        char kernel[DF_ATTR_VALUE_MAX];
-
-        if (d->dev->mode == DF_MODE_CLAMP && df_node_kernel_governor(d->node, kernel, sizeof(kernel)) >= 0)
-                return sd_bus_message_append(reply, "s", kernel);
         return sd_bus_message_append(reply, "s", manager_device_governor(d));
 }
 
