@@ -83,7 +83,25 @@ struct parser {
         unsigned key_line;
 };
 
-/* config.c: helpers and the reporters; each reporter returns -EINVAL. */
+/*
+ * The files of the configuration, each calling only those above it in this list:
+ *   config.c           the model: its lookups, its destructor, the reporters and small helpers
+ *   config-values.c    values several sections take: frequencies, governor and tunable names
+ *   config-opp.c       the point lines of a device section
+ *   config-thermal.c   [thermal NAME] sections
+ *   spec.c             the device rules (the default load source), shared with validation
+ *   config-profile.c   [profile NAME] sections
+ *   config-validate.c  the checks across sections, once every file is read
+ *   config-keys.c      the keys of [daemon] and [device NAME], and the dispatch of a whole line
+ *   config-reader.c    one file's bytes, through inih, into lines and sections
+ *   config-load.c      one load, from an empty model to a validated one
+ *   config-files.c     (the I/O part) the files and the drop-in directory, opened safely
+ */
+
+/* config.c: the model, helpers and the reporters; each reporter returns -EINVAL. */
+struct df_config *config_new(void);
+void config_profile_done(struct df_config_profile *pr);
+void config_thermal_done(struct df_config_thermal *t);
 bool config_is_space(int c);
 bool config_startswith(const char *s, const char *prefix);
 void config_free_strv(char **v, size_t n);
@@ -94,7 +112,7 @@ int config_oom(struct parser *p);
 struct df_location config_here(const struct parser *p);
 bool config_loc_before(const struct df_config *c, const struct df_location *a, const struct df_location *b);
 
-/* config-keys.c */
+/* config-values.c */
 const char *config_governor_names(char *buf, size_t size);
 bool config_kernel_governor_name_valid(const char *s);
 bool config_tunable_known(const char *name);
@@ -105,33 +123,32 @@ int config_parse_frequency(struct parser *p, const char *s, bool zero_ok, uint64
 int config_apply_opp(struct parser *p, struct df_config_device *d, const char *value);
 int config_apply_opp_disabled(struct parser *p, struct df_config_device *d, const char *value);
 int config_apply_passive_map(struct parser *p, struct df_config_device *d, const char *value);
-void config_flush(struct parser *p);
-
-/* config.c: one load, from config_begin() to config_finish() (which frees what the parser holds) */
-int config_begin(struct parser *p, struct df_config_errors *errors);
-int config_finish(struct parser *p, struct df_config **ret);
-
-/* config-reader.c: parse one file's bytes, from a stream or from memory, into the model */
-void config_parse_source(
-        struct parser *p, const char *path, config_getc_t getc, void *stream, const char *text, size_t size);
-
-/* config-files.c (the part that touches the file system) */
-void config_parse_file(struct parser *p, const char *path, bool missing_ok);
-void config_parse_dropins(struct parser *p, const char *dir);
-
-/* config-profile.c: [profile NAME] sections */
-int config_profile_begin(struct parser *p, const char *name);
-int config_apply_profile_line(struct parser *p, const char *name, const char *value);
-void config_validate_profiles(struct parser *p);
-void config_profile_done(struct df_config_profile *pr);
 
 /* config-thermal.c: [thermal NAME] sections */
 int config_thermal_begin(struct parser *p, const char *name);
 int config_apply_thermal(struct parser *p, const char *key, const char *value);
 void config_validate_thermals(struct parser *p);
-void config_thermal_done(struct df_config_thermal *t);
+
+/* config-profile.c: [profile NAME] sections */
+int config_profile_begin(struct parser *p, const char *name);
+int config_apply_profile_line(struct parser *p, const char *name, const char *value);
+void config_validate_profiles(struct parser *p);
 
 /* config-validate.c */
 void config_validate(struct parser *p);
-/* The configured device runs no load source, as far as its path's spelling tells. */
-bool config_lacks_load(const struct df_config_device *d);
+
+/* config-keys.c: a complete assignment (the collected key and value) lands in the model */
+void config_flush(struct parser *p);
+
+/* config-reader.c: parse one file's bytes, from a stream or from memory, into the model */
+void config_parse_source(
+        struct parser *p, const char *path, config_getc_t getc, void *stream, const char *text, size_t size);
+
+/* config-load.c: one load, from config_begin() to config_finish() (which frees what the parser
+ * holds) */
+int config_begin(struct parser *p, struct df_config_errors *errors);
+int config_finish(struct parser *p, struct df_config **ret);
+
+/* config-files.c (the I/O part) */
+void config_parse_file(struct parser *p, const char *path, bool missing_ok);
+void config_parse_dropins(struct parser *p, const char *dir);

@@ -15,33 +15,11 @@
 #include "names.h"
 #include "units.h"
 
-static bool is_lower_alnum(char c) {
-        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
-
 static bool is_alpha(char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
 /* --- small parsers, each refusing with a message that says what was expected ----------------- */
-
-int config_parse_frequency(struct parser *p, const char *s, bool zero_ok, uint64_t *ret) {
-        uint64_t v;
-        int r;
-
-        assert(p);
-        assert(ret);
-
-        r = df_parse_frequency(s, &v);
-        if (r == -ERANGE)
-                return config_refuse(p, "'%s' is too large for a frequency", s);
-        if (r < 0)
-                return config_refuse(p, "'%s' is not a frequency (e.g. 800MHz, 1.2GHz)", s);
-        if (v == 0 && !zero_ok)
-                return config_refuse(p, "a frequency of 0 is not allowed here");
-        *ret = v;
-        return 0;
-}
 
 static int parse_polling(struct parser *p, const char *s, uint64_t *ret) {
         uint64_t v;
@@ -94,40 +72,6 @@ static int parse_mode(struct parser *p, const char *s, enum df_mode *ret) {
                 return config_refuse(p, "'%s' is not a mode (govern or clamp)", s);
         *ret = m;
         return 0;
-}
-
-/* "conservative, ondemand, …" for messages. */
-const char *config_governor_names(char *buf, size_t size) {
-        size_t n = 0;
-
-        assert(buf);
-        assert(size > 0);
-
-        buf[0] = '\0';
-        for (size_t i = 0; i < df_governors_count && n < size; i++)
-                n += (size_t) snprintf(buf + n, size - n, "%s%s", i > 0 ? ", " : "", df_governors[i]->name);
-        return buf;
-}
-
-bool config_tunable_known(const char *name) {
-        for (size_t i = 0; i < df_governors_count; i++)
-                if (df_governor_tunable_index(df_governors[i], name) >= 0)
-                        return true;
-        return false;
-}
-
-/* The kernel's list is known only at attach; its names fit DEVFREQ_NAME_LEN/CPUFREQ_NAME_LEN. */
-bool config_kernel_governor_name_valid(const char *s) {
-        assert(s);
-
-        size_t n = strlen(s);
-
-        if (n == 0 || n > KERNEL_GOVERNOR_LEN_MAX)
-                return false;
-        for (size_t i = 0; i < n; i++)
-                if (!is_lower_alnum(s[i]) && s[i] != '_' && s[i] != '-') /* msm-adreno-tz */
-                        return false;
-        return true;
 }
 
 /* The portable user and group name rule (systemd's strict one): [A-Za-z_][A-Za-z0-9_.-]*, at most 31. */
@@ -346,17 +290,6 @@ static int apply_daemon(struct parser *p, const struct key *k, const char *value
         default:
                 return 0;
         }
-}
-
-int config_parse_tunable(struct parser *p, const char *name, const char *value, uint32_t *ret) {
-        assert(p);
-        assert(ret);
-
-        if (df_safe_atou32(value, ret) < 0)
-                return config_refuse(
-                        p, "tunable %s: '%s' is not a whole number from 0 to %" PRIu32, name, value,
-                        UINT32_MAX);
-        return 0;
 }
 
 static int apply_tunable(struct parser *p, struct df_config_device *d, const char *name, const char *value) {

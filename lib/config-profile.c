@@ -12,19 +12,8 @@
 #include "config-internal.h"
 #include "macro.h"
 #include "names.h"
+#include "spec.h"
 #include "units.h"
-
-void config_profile_done(struct df_config_profile *pr) {
-        assert(pr);
-
-        for (size_t i = 0; i < pr->n_lines; i++) {
-                free(pr->lines[i].device);
-                free(pr->lines[i].key);
-                free(pr->lines[i].value);
-        }
-        free(pr->lines);
-        free(pr->name);
-}
 
 /* A "[profile NAME]" header: `name` is what follows the word, blanks stripped. */
 int config_profile_begin(struct parser *p, const char *name) {
@@ -166,7 +155,7 @@ static void validate_governor_line(
                         l->value, d->name, config_governor_names(names, sizeof(names)));
         else if (ops == &df_governor_passive && !d->parent)
                 config_report_at(p, &l->loc, "device '%s' cannot run passive: it has no parent = NAME", d->name);
-        else if (ops->polls && d->path && config_lacks_load(d))
+        else if (ops->polls && d->path && df_spec_lacks_load(d))
                 config_report_at(
                         p, &l->loc, "device '%s': governor %s needs a load source, and the device has none",
                         d->name, ops->name);

@@ -18,14 +18,6 @@
 
 #define ZONE_LEN_MAX 63u
 
-void config_thermal_done(struct df_config_thermal *t) {
-        assert(t);
-
-        free(t->name);
-        free(t->zone);
-        strv_free(t->devices, t->n_devices);
-}
-
 /* A "[thermal NAME]" header: `name` is what follows the word, blanks stripped. */
 int config_thermal_begin(struct parser *p, const char *name) {
         assert(p);

@@ -129,18 +129,6 @@ static void validate_clamp(struct parser *p, const struct df_config_device *d) {
                         "passive-map applies only to the passive governor in govern mode");
 }
 
-/* The load source when the path's spelling tells the kind (the default is the spec's rule);
- * else the node decides when the device is resolved, and this check waits for it. */
-bool config_lacks_load(const struct df_config_device *d) {
-        assert(d);
-
-        enum df_kind kind = df_config_path_kind(d->path);
-
-        if (d->load_set)
-                return d->load == DF_LOAD_NONE;
-        return kind >= 0 && df_spec_default_load(kind) == DF_LOAD_NONE;
-}
-
 static void validate_governor(struct parser *p, const struct df_config_device *d) {
         const struct df_config *c = p->config;
         const struct df_governor_ops *ops;
@@ -158,7 +146,7 @@ static void validate_governor(struct parser *p, const struct df_config_device *d
                         config_governor_names(names, sizeof(names)));
                 return;
         }
-        if (ops->polls && d->path && config_lacks_load(d))
+        if (ops->polls && d->path && df_spec_lacks_load(d))
                 config_report_at(
                         p,
                         d->load_set         ? &d->load_loc :

@@ -161,7 +161,7 @@ bool config_loc_before(const struct df_config *c, const struct df_location *a, c
 
 /* --- loading ---------------------------------------------------------------------------------- */
 
-static struct df_config *config_new(void) {
+struct df_config *config_new(void) {
         struct df_config *c = calloc(1, sizeof(*c));
 
         if (!c)
@@ -195,6 +195,26 @@ static void device_done(struct df_config_device *d) {
         free(d->passive_map);
 }
 
+void config_profile_done(struct df_config_profile *pr) {
+        assert(pr);
+
+        for (size_t i = 0; i < pr->n_lines; i++) {
+                free(pr->lines[i].device);
+                free(pr->lines[i].key);
+                free(pr->lines[i].value);
+        }
+        free(pr->lines);
+        free(pr->name);
+}
+
+void config_thermal_done(struct df_config_thermal *t) {
+        assert(t);
+
+        free(t->name);
+        free(t->zone);
+        strv_free(t->devices, t->n_devices);
+}
+
 struct df_config *df_config_free(struct df_config *c) {
         if (!c)
                 return NULL;
@@ -215,57 +235,6 @@ struct df_config *df_config_free(struct df_config *c) {
         free(c->devices);
         free(c);
         return NULL;
-}
-
-/* One load: the model starts empty; config_finish() validates it and hands it over, or frees it. */
-int config_begin(struct parser *p, struct df_config_errors *errors) {
-        assert(p);
-
-        *p = (struct parser){};
-        p->errors = errors ?: &p->scratch;
-        p->config = config_new();
-        return p->config ? 0 : -ENOMEM;
-}
-
-int config_finish(struct parser *p, struct df_config **ret) {
-        int r = 0;
-
-        assert(p);
-        assert(ret);
-
-        if (!p->oom)
-                config_validate(p);
-        free(p->key);
-        free(p->value);
-        free(p->device_bad);
-        free(p->thermal_bad);
-        df_strmap_done(&p->device_index);
-        df_config_errors_done(&p->scratch);
-        if (p->oom)
-                r = -ENOMEM;
-        else if (p->n_errors > 0)
-                r = -EINVAL;
-        if (r < 0) {
-                df_config_free(p->config);
-                return r;
-        }
-        *ret = p->config;
-        return 0;
-}
-
-int df_config_load_string(
-        const char *name, const char *text, size_t size, struct df_config **ret,
-        struct df_config_errors *errors) {
-        struct parser p;
-        int r;
-
-        assert(ret);
-
-        r = config_begin(&p, errors);
-        if (r < 0)
-                return r;
-        config_parse_source(&p, name ?: "<string>", NULL, NULL, text ?: "", text ? size : 0);
-        return config_finish(&p, ret);
 }
 
 /* --- the model after defaults ----------------------------------------------------------------- */

@@ -17,6 +17,18 @@ enum df_load_kind df_spec_default_load(enum df_kind kind) {
         return kind == DF_KIND_CPUFREQ ? DF_LOAD_PROC_STAT : DF_LOAD_NONE;
 }
 
+/* The load source when the path's spelling tells the kind (the default is the spec's rule);
+ * else the node decides when the device is resolved, and this check waits for it. */
+bool df_spec_lacks_load(const struct df_config_device *d) {
+        assert(d);
+
+        enum df_kind kind = df_config_path_kind(d->path);
+
+        if (d->load_set)
+                return d->load == DF_LOAD_NONE;
+        return kind >= 0 && df_spec_default_load(kind) == DF_LOAD_NONE;
+}
+
 int df_spec_check_governor(const struct df_device_spec *s, const struct df_governor_ops *ops) {
         assert(s);
         assert(ops);

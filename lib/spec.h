@@ -115,3 +115,6 @@ int df_spec_check_governor(const struct df_device_spec *s, const struct df_gover
 
 /* The load source a node of this kind has unless one is configured. */
 enum df_load_kind df_spec_default_load(enum df_kind kind);
+/* A configured device runs no load source, as far as its path's spelling tells (the node decides
+ * the kind otherwise, when the device is resolved). */
+bool df_spec_lacks_load(const struct df_config_device *d);
