@@ -329,7 +329,6 @@ static void draw_header(struct top *t) {
                 0, 0, " devfreqd %s  Profile: %s  Devices: %zu  Sort: %s", version, profile, t->n_rows,
                 sort_names[t->sort]);
         attroff(A_REVERSE);
-        mvprintw(LINES - 1, 0, "q quit  s sort  j/k or arrows select  Enter detail");
 }
 
 #define NAME_W 12
@@ -398,6 +397,7 @@ static void draw_list(struct top *t) {
                 draw_row((int) i + 3, t->rows[i], width, caps, i == t->selected);
         if (t->n_rows == 0)
                 mvprintw(3, 1, "No devices.");
+        mvprintw(LINES - 1, 0, "q quit  s sort  j/k or arrows select  Enter detail");
 }
 
 /* --- a device's detail --------------------------------------------------------------------------- */
