@@ -101,10 +101,10 @@ is "top: gpu has no request" "$(requests_column gpu)" 0
 
 # --- a request narrows the range ------------------------------------------------------------------
 
+wide_bar=$(bar gpu)
 "$devfreqctl" --reason "top test" request gpu max 400MHz >"$tmp/request.out" 2>&1 &
 request_pid=$!
 track $request_pid
-wide_bar=$(bar gpu)
 screen "top: the bar narrows to the ceiling of the request" eval 'bar gpu | grep -q -- - && bar_fits gpu 200000000 800000000'
 is "... the bar is no longer the one before" "$([[ $(bar gpu) != "$wide_bar" ]] && echo changed)" changed
 screen "... the request counted" eval '[[ $(requests_column gpu) == 1 ]]'
