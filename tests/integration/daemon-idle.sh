@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # An idle daemon sleeps: with every device on a non-polling governor and no watchdog, no timer is
-# armed, and the process does not wake up on its own.
+# armed, and the process does not wake up on its own, also with devfreqctl top watching it.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -41,6 +41,35 @@ after=$(switches)
 diag "context switches while idle for 10 s: $((after - before))"
 check "at most 2 context switches in 10 s idle (got $((after - before)))" test $((after - before)) -le 2
 is "no tick ran" "$(grep -c 'no complete load sample' "$daemon_log" || true)" 0
+
+# The same with devfreqctl top attached (in a pseudo-terminal): it redraws from signals only, so
+# neither it nor the daemon wakes up.
+mkfifo "$tmp/control"
+"$PYTHON3" "$top_srcdir/tests/integration/pty-run.py" 30 120 "$tmp/screen" "$tmp/control" -- \
+        "$devfreqctl" top 2>"$tmp/pty.err" &
+pty_pid=$!
+track $pty_pid
+check "top shows the devices" wait_until $((5 * slow)) grep -qE '^[ >]policy2 ' "$tmp/screen"
+top_pid=$(cat "/proc/$pty_pid/task/$pty_pid/children" 2>/dev/null | awk '{print $1}')
+is "top runs under the terminal" "$(cat "/proc/${top_pid:-none}/comm" 2>/dev/null)" devfreqctl
+top_switches() { awk '/^(voluntary|nonvoluntary)_ctxt_switches:/ { n += $2 } END { print n }' "/proc/$top_pid/status"; }
+sleep 1
+before=$(switches)
+top_before=$(top_switches)
+sleep 5
+after=$(switches)
+top_after=$(top_switches)
+diag "with top attached, idle for 5 s: $((after - before)) context switches of the daemon, $((top_after - top_before)) of top"
+check "with top attached: at most 2 context switches of the daemon in 5 s (got $((after - before)))" \
+        test $((after - before)) -le 2
+check "... and at most 2 of top (got $((top_after - top_before)))" test $((top_after - top_before)) -le 2
+printf 'key q\n' >"$tmp/control"
+set +e
+wait "$pty_pid"
+rc=$?
+set -e
+untrack "$pty_pid"
+is "top: q exits 0" "$rc" 0
 
 check "the daemon is still running" daemon_alive
 stop_daemon
