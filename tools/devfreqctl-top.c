@@ -475,6 +475,23 @@ static void draw_histogram(struct top *t, const struct object *d, int y) {
         }
 }
 
+/* The aggregates the requests make, the ones that bind the range: "QoS: min 600 MHz max 400 MHz". */
+static void draw_qos(const struct props *ps, int *y) {
+        uint64_t min = props_num(ps, "QosMinFrequency"), max = props_num(ps, "QosMaxFrequency");
+        uint64_t latency = props_num(ps, "QosLatency");
+        char a[DF_FREQ_STRING_MAX], b[DF_FREQ_STRING_MAX];
+
+        if (min == 0 && max == UINT64_MAX && latency == UINT32_MAX)
+                return;
+        mvprintw((*y)++, 0, " QoS:");
+        if (min > 0)
+                printw(" min %s", df_format_frequency(a, min));
+        if (max != UINT64_MAX)
+                printw(" max %s", df_format_frequency(b, max));
+        if (latency != UINT32_MAX)
+                printw(" latency %" PRIu64 " us", latency);
+}
+
 static void draw_detail(struct top *t, const struct object *d) {
         const struct props *ps = &d->props;
         char freq[DF_FREQ_STRING_MAX], min[DF_FREQ_STRING_MAX], max[DF_FREQ_STRING_MAX];
@@ -490,6 +507,7 @@ static void draw_detail(struct top *t, const struct object *d) {
                 df_format_frequency(freq, props_num(ps, "CurrentFrequency")),
                 df_format_frequency(min, props_num(ps, "MinFrequency")),
                 df_format_frequency(max, props_num(ps, "MaxFrequency")), props_num(ps, "TransitionCount"));
+        draw_qos(ps, &y);
         if (props_num(ps, "ThermalCap") > 0)
                 mvprintw(y++, 0, " thermal cap %s", df_format_frequency(freq, props_num(ps, "ThermalCap")));
         if (*props_str(ps, "LastError"))

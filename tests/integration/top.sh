@@ -17,7 +17,16 @@ opp = 300MHz 850mV latency=1500us
 opp = 400MHz 900mV latency=1ms
 opp = 600MHz 950mV latency=500us
 opp = 800MHz 1050mV latency=200us
+
+[thermal gpu-hot]
+zone = gpu-thermal
+devices = gpu
+trip = 85C
+clear = 80C
+max-frequency = 300MHz
+poll = 50ms
 EOF
+gpu_zone=/sys/devices/virtual/thermal/thermal_zone1
 start_bus
 start_daemon
 
@@ -118,6 +127,7 @@ screen "top: j moves the selection to gpu" has '^>gpu '
 send 'key \r'
 screen "top: Enter opens gpu's detail" has '^ gpu \(devfreq, govern, simple_ondemand\)'
 screen "... with its request, value and reason" has '^ max-frequency +400 MHz +:[0-9.]+ .*top test'
+screen "... the aggregate that binds the range" has '^ QoS: max 400 MHz$'
 screen "... and the time in state" has '^ Time in state:'
 for f in "200 MHz" "300 MHz" "400 MHz" "600 MHz" "800 MHz"; do
         screen "... a histogram line for $f" has "^ +$f +[0-9]+\.[0-9]%"
@@ -170,6 +180,16 @@ wait "$request_pid" || true
 untrack "$request_pid"
 screen "top: the request gone, the bar is the whole table again" eval '! bar gpu | grep -q -- - && bar_fits gpu 200000000 800000000'
 screen "... no request counted" eval '[[ $(requests_column gpu) == 0 ]]'
+
+# --- a thermal cap: its column only while a rule caps a device ------------------------------------
+
+check "top: no CAP column while nothing is capped" eval '! has "^ NAME .* CAP *$"'
+"$setload" --temp "$root$gpu_zone/temp" 90000
+screen "top: a tripped rule adds the CAP column" has '^ NAME .* CAP *$'
+screen "... with gpu's cap at the end of its row" eval 'row gpu | grep -qE " 300 MHz *$"'
+screen "... and the bar ends at the cap" eval 'bar gpu | grep -q -- - && bar_fits gpu 200000000 800000000'
+"$setload" --temp "$root$gpu_zone/temp" 70000
+screen "top: the rule released, the CAP column goes" eval '! has "^ NAME .* CAP *$" && ! bar gpu | grep -q -- -'
 
 # --- the daemon leaves and comes back --------------------------------------------------------------------
 
