@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <systemd/sd-event.h>
+#include <term.h>
 #include <unistd.h>
 
 #include "devfreqctl.h"
@@ -670,6 +671,7 @@ static int setup_events(struct top *t) {
 
 int cmd_top(struct ctl *c) {
         _cleanup_(top_done) struct top t = { .c = c };
+        SCREEN *screen;
         int r;
 
         if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
@@ -682,8 +684,18 @@ int cmd_top(struct ctl *c) {
         r = load(&t);
         if (r < 0)
                 return ctl_fail(NULL, "cannot read the devices: %s", strerror(-r));
-        if (!initscr())
-                return ctl_fail(NULL, "cannot start the terminal");
+        /* newterm, not initscr: a terminal curses cannot drive is an answer, not an exit. */
+        screen = newterm(NULL, stdout, stdin);
+        if (screen && !tigetstr((char *) "cup")) {
+                endwin();
+                screen = (delscreen(screen), NULL);
+        }
+        if (!screen) {
+                fprintf(stderr,
+                        "%s: this terminal cannot move the cursor (TERM=%s); the status table instead\n",
+                        program_invocation_short_name, strna(getenv("TERM")));
+                return cmd_status(c);
+        }
         cbreak();
         noecho();
         nodelay(stdscr, TRUE);
@@ -693,6 +705,7 @@ int cmd_top(struct ctl *c) {
         redraw(&t);
         r = sd_event_loop(t.event);
         endwin();
+        delscreen(screen);
         if (r < 0)
                 return ctl_fail(NULL, "the event loop failed: %s", strerror(-r));
         return r;

@@ -3,7 +3,7 @@
 
     pty-run.py ROWS COLS SCREEN CONTROL -- COMMAND...
 
-The command runs with TERM=vt100 on a ROWS x COLS terminal. Its output goes through a small
+The command runs with TERM=vt100 (or $PTY_TERM) on a ROWS x COLS terminal. Its output goes through a small
 VT100 screen model (cursor addressing, erasing, scrolling regions, autowrap: what curses emits
 for TERM=vt100), and after every read the screen, one line per row, replaces the file SCREEN.
 CONTROL is a FIFO read line by line: "key TEXT" types TEXT (escapes as in Python: \\r, \\x1b),
@@ -217,7 +217,7 @@ def main():
     pid, fd = pty.fork()
     if pid == 0:
         set_size(sys.stdin.fileno(), rows, cols)
-        os.environ["TERM"] = "vt100"
+        os.environ["TERM"] = os.environ.get("PTY_TERM", "vt100")
         os.execvp(command[0], command)
 
     raw = open(os.environ["PTY_RAW"], "wb") if os.environ.get("PTY_RAW") else None

@@ -51,9 +51,21 @@ for d in "${devices[@]}"; do
 done
 check "... no terminal control sequences" eval '! grep -q $'"'"'\x1b'"'"' "$tmp/plain"'
 
-# --- in a terminal -------------------------------------------------------------------------------
+# --- a terminal curses cannot drive: the status table, and why --------------------------------------
 
 mkfifo "$tmp/control"
+set +e
+PTY_TERM=dumb "$PYTHON3" "$top_srcdir/tests/integration/pty-run.py" 30 130 "$tmp/dumb" "$tmp/control" -- \
+        "$devfreqctl" top 2>"$tmp/pty.err"
+rc=$?
+set -e
+is "top with TERM=dumb: exit 0" "$rc" 0
+check "... says why it prints the table" grep -qF "devfreqctl: this terminal cannot move the cursor (TERM=dumb)" "$tmp/dumb"
+check "... the status table" grep -qE '^NAME +KIND +MODE +GOVERNOR +CURRENT' "$tmp/dumb"
+[[ $rc == 0 ]] || sed 's/^/#   |/' "$tmp/dumb"
+
+# --- in a terminal -------------------------------------------------------------------------------
+
 "$PYTHON3" "$top_srcdir/tests/integration/pty-run.py" 30 130 "$tmp/screen" "$tmp/control" -- \
         "$devfreqctl" top 2>"$tmp/pty.err" &
 top_pid=$!
