@@ -20,6 +20,7 @@
 struct object {
         char *path;
         bool request;
+        bool stale; /* changed: read again before the next redraw */
         struct props props;
 };
 
@@ -42,6 +43,7 @@ struct top {
         bool dirty;   /* redraw after this round of events */
         enum sort_key sort;
         size_t selected;      /* index into the sorted devices */
+        char *selected_path;  /* and the device there, kept across sorts and changes */
         char *detail;         /* the path of the device whose detail is open, or NULL */
         struct object **rows; /* the devices, sorted as shown */
         size_t n_rows;
@@ -73,6 +75,7 @@ static void top_clear(struct top *t) {
 static void top_done(struct top *t) {
         top_clear(t);
         free(t->detail);
+        free(t->selected_path);
         sd_event_unref(t->event);
 }
 
@@ -145,7 +148,7 @@ static int load(struct top *t) {
 }
 
 /* A device's properties again: what changed came with the signal, but Load, TargetFrequency and
- * TransitionCount never signal, so one read per change keeps the row whole. */
+ * TransitionCount never signal, so one read per changed device and redraw keeps the row whole. */
 static void reread(struct top *t, struct object *o) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -183,8 +186,7 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         for (size_t i = 0; i < changed.n; i++)
                 if (props_set(&o->props, &changed.v[i]) < 0)
                         return -ENOMEM;
-        if (!o->request)
-                reread(t, o);
+        o->stale = !o->request;
         t->dirty = true;
         return 0;
 }
@@ -258,6 +260,15 @@ static int compare_rows(const void *x, const void *y) {
         return compare_names(a, b);
 }
 
+static int select_row(struct top *t, size_t i) {
+        t->selected = i;
+        t->selected_path = mfree(t->selected_path);
+        if (i >= t->n_rows)
+                return 0;
+        t->selected_path = strdup(t->rows[i]->path);
+        return t->selected_path ? 0 : -ENOMEM;
+}
+
 static int sort_rows(struct top *t) {
         size_t n = 0;
 
@@ -271,9 +282,12 @@ static int sort_rows(struct top *t) {
         t->n_rows = n;
         current_sort = t->sort;
         qsort(t->rows, n, sizeof(t->rows[0]), compare_rows);
+        for (size_t i = 0; t->selected_path && i < n; i++)
+                if (streq(t->rows[i]->path, t->selected_path))
+                        t->selected = i;
         if (t->selected >= n)
                 t->selected = n > 0 ? n - 1 : 0;
-        return 0;
+        return select_row(t, t->selected);
 }
 
 /* The lowest and highest frequency of the table (every point, enabled or not). */
@@ -541,6 +555,9 @@ static void redraw(struct top *t) {
 /* --- keys, resizing, the loop ------------------------------------------------------------------- */
 
 static int on_key(struct top *t, int key) {
+        /* The rows as they are now: objects may have come and gone since the last redraw. */
+        if (sort_rows(t) < 0)
+                return -ENOMEM;
         switch (key) {
         case 'q':
         case 'Q':
@@ -550,13 +567,13 @@ static int on_key(struct top *t, int key) {
                 break;
         case 'j':
         case KEY_DOWN:
-                if (!t->detail && t->selected + 1 < t->n_rows)
-                        t->selected++;
+                if (!t->detail && t->selected + 1 < t->n_rows && select_row(t, t->selected + 1) < 0)
+                        return -ENOMEM;
                 break;
         case 'k':
         case KEY_UP:
-                if (!t->detail && t->selected > 0)
-                        t->selected--;
+                if (!t->detail && t->selected > 0 && select_row(t, t->selected - 1) < 0)
+                        return -ENOMEM;
                 break;
         case '\n':
         case '\r':
@@ -614,6 +631,11 @@ static int on_quit(sd_event_source *s, const struct signalfd_siginfo *si, void *
 static int on_post(sd_event_source *s, void *userdata) {
         struct top *t = userdata;
 
+        for (size_t i = 0; i < t->n; i++)
+                if (t->v[i].stale) {
+                        t->v[i].stale = false;
+                        reread(t, &t->v[i]);
+                }
         if (t->dirty)
                 redraw(t);
         return 0;

@@ -167,6 +167,7 @@ EOF
 check "top: sorted by name at first" sorted_by name
 send "key s"
 screen "top: s sorts by frequency" eval 'has "Sort: frequency" && sorted_by frequency'
+check "... the selection stays on gpu wherever its row went" has '^>gpu '
 send "key s"
 screen "top: s again sorts by load" has "Sort: load"
 send "key s"
