@@ -730,5 +730,7 @@ int cmd_top(struct ctl *c) {
         delscreen(screen);
         if (r < 0)
                 return ctl_fail(NULL, "the event loop failed: %s", strerror(-r));
+        if (r == EXIT_DAEMON) /* said after endwin, where it stays on the terminal */
+                return ctl_fail(NULL, "lost the connection to the bus");
         return r;
 }

@@ -224,5 +224,23 @@ is "top: q exits 0" "$rc" 0
 [[ $rc == 0 ]] || show_screen
 check "... with nothing on standard error" test ! -s "$tmp/pty.err"
 
+# --- the bus goes away: exit 1, saying so ------------------------------------------------------------
+
+rm -f "$tmp/screen"
+"$PYTHON3" "$top_srcdir/tests/integration/pty-run.py" 30 130 "$tmp/screen" "$tmp/control" -- \
+        "$devfreqctl" top 2>"$tmp/pty.err" &
+top_pid=$!
+track $top_pid
+screen "top again" eval 'row gpu >/dev/null'
+kill -TERM "$bus_pid"
+set +e
+wait "$top_pid"
+rc=$?
+set -e
+untrack "$top_pid"
+is "top: the bus gone, exit 1" "$rc" 1
+check "... saying so" grep -qF "devfreqctl: lost the connection to the bus" "$tmp/screen"
+grep -qF "lost the connection" "$tmp/screen" || show_screen
+
 stop_daemon
 tap_done
