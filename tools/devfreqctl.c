@@ -252,6 +252,7 @@ static const struct command {
         { "requests", 0, 1, NEEDS_JSON, cmd_requests },
         { "stats", 1, 1, NEEDS_JSON, cmd_stats },
         { "monitor", 0, 0, 0, cmd_monitor },
+        { "top", 0, 0, 0, cmd_top },
         { "reload", 0, 0, 0, cmd_reload },
         { "profile", 0, 2, NEEDS_JSON, cmd_profile },
         { "thermal", 0, 0, NEEDS_JSON, cmd_thermal },
@@ -274,6 +275,7 @@ static void help(void) {
                "  requests [DEVICE]                   list the live QoS requests\n"
                "  stats DEVICE                        time in state and transitions\n"
                "  monitor                             print changes as they happen\n"
+               "  top                                 a live full-screen view of the devices\n"
                "  profile [NAME|none|show NAME]       the active profile and the list; switch; what\n"
                "                                      a profile sets\n"
                "  thermal                             the thermal rules, their zones and caps\n"

@@ -144,3 +144,6 @@ int ctl_profile_phrase(const struct props *manager, char **ret);
 
 /* tools/devfreqctl-monitor.c */
 int cmd_monitor(struct ctl *c);
+
+/* tools/devfreqctl-top.c */
+int cmd_top(struct ctl *c);

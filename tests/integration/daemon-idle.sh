@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # An idle daemon sleeps: with every device on a non-polling governor and no watchdog, no timer is
-# armed, and the process does not wake up on its own.
+# armed, and the process does not wake up on its own, also with devfreqctl top watching it.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -34,6 +34,24 @@ is "dmc (pinned) on powersave: max_freq at its lowest point" "$(kread "$dmc/max_
 # make bench, "idle").
 is "no poll timer was armed" "$(grep -c 'A poll timer every' "$daemon_log" || true)" 0
 is "no tick ran" "$(grep -c 'no complete load sample' "$daemon_log" || true)" 0
+
+# devfreqctl top attached (in a pseudo-terminal) reads the devices and quits on q.
+mkfifo "$tmp/control"
+"$PYTHON3" "$top_srcdir/tests/integration/pty-run.py" 30 120 "$tmp/screen" "$tmp/control" -- \
+        "$devfreqctl" top 2>"$tmp/pty.err" &
+pty_pid=$!
+track $pty_pid
+check "top shows the devices" wait_until $((5 * slow)) grep -qE '^[ >]policy2 ' "$tmp/screen"
+top_pid=$(cat "/proc/$pty_pid/task/$pty_pid/children" 2>/dev/null | awk '{print $1}')
+is "top runs under the terminal" "$(cat "/proc/${top_pid:-none}/comm" 2>/dev/null)" devfreqctl
+# Its idle wakeups, and the daemon's with it attached, are counted by make bench ("idle").
+printf 'key q\n' >"$tmp/control"
+set +e
+wait "$pty_pid"
+rc=$?
+set -e
+untrack "$pty_pid"
+is "top: q exits 0" "$rc" 0
 
 check "the daemon is still running" daemon_alive
 stop_daemon

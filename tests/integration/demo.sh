@@ -122,4 +122,35 @@ set -e
 is "SIGINT (Ctrl-C) stops it with status 130" "$status" 130
 is "... leaving no process" "$(leftovers | xargs)" ""
 is "... and no temporary directory" "$(ls -A "$tmp/tmpdir")" ""
+
+# In a terminal (tests/integration/pty-run.py): devfreqctl top, the GPU and the CPU moving on it,
+# the profile switch in its header; --duration ends it with 0 and nothing left behind.
+PYTHON3=${PYTHON3:-/usr/bin/python3}
+mkfifo "$tmp/control"
+run_demo "$PYTHON3" "$top_srcdir/tests/integration/pty-run.py" 30 120 "$tmp/screen" "$tmp/control" -- \
+        "$demo" --duration 8 --no-bootstrap 2>"$tmp/err5" &
+pid=$!
+# Every 0.2 s the CURRENT column of gpu and cpu and the header's profile, while it runs.
+: >"$tmp/seen"
+while kill -0 "$pid" 2>/dev/null && [[ $(wc -l <"$tmp/seen") -lt 200 ]]; do
+        if [[ -f $tmp/screen ]]; then
+                grep -oE '^[ >](gpu|cpu) .*\] +[0-9.]+ [MG]Hz' "$tmp/screen" | tr '>' ' ' | awk '{print $1, $(NF-1), $NF}' >>"$tmp/seen" || true
+                grep -oE 'Profile: [a-z-]+' "$tmp/screen" >>"$tmp/seen" || true
+        fi
+        sleep 0.2
+done
+set +e
+wait "$pid"
+status=$?
+set -e
+is "tools/demo in a terminal exits 0 at the end of --duration" "$status" 0
+((status == 0)) || { diag "stderr: $(tail -n 20 "$tmp/err5")"; sed 's/^/#   |/' "$tmp/screen"; }
+distinct() { grep -E "^$1 " "$tmp/seen" | sort -u | wc -l; }
+check "... showed devfreqctl top with gpu's frequency moving ($(distinct gpu) values)" test "$(distinct gpu)" -ge 2
+check "... and cpu's ($(distinct cpu) values)" test "$(distinct cpu)" -ge 2
+check "... the profile power-saver in the header at a third" grep -qx 'Profile: power-saver' "$tmp/seen"
+check "... after none" grep -qx 'Profile: none' "$tmp/seen"
+check "... then said it stopped" grep -q '^demo: stopping' "$tmp/screen"
+is "... leaving no process" "$(leftovers | xargs)" ""
+is "... and no temporary directory" "$(ls -A "$tmp/tmpdir")" ""
 tap_done

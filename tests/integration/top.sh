@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# devfreqctl top in a pseudo-terminal (tests/integration/pty-run.py keeps its screen in a file):
+# every device of the fake root on the screen, the range bar following a request, the detail of a
+# device, sorting, resizing, the daemon leaving and coming back, q; and the status table when
+# standard output is not a terminal.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+make_root
+cat >"$tmp/devfreqd.conf" <<EOF
+[daemon]
+autodiscover = yes
+
+$(gpu_load_section)
+opp = 200MHz 825mV latency=2ms
+opp = 300MHz 850mV latency=1500us
+opp = 400MHz 900mV latency=1ms
+opp = 600MHz 950mV latency=500us
+opp = 800MHz 1050mV latency=200us
+
+[thermal gpu-hot]
+zone = gpu-thermal
+devices = gpu
+trip = 85C
+clear = 80C
+max-frequency = 300MHz
+poll = 50ms
+EOF
+gpu_zone=/sys/devices/virtual/thermal/thermal_zone1
+start_bus
+start_daemon
+
+# The devices as the daemon lists them (ListDevices), not as top shows them.
+mapfile -t devices < <(bctl --json=short call org.devfreqd.Devfreq1 /org/devfreqd/Devfreq1 \
+        org.devfreqd.Devfreq1.Manager ListDevices |
+        "$PYTHON3" -c 'import json,sys; [print(n) for n, _ in json.load(sys.stdin)["data"][0]]')
+check "the fake root has gpu among several devices" eval '((${#devices[@]} >= 3)) && [[ " ${devices[*]} " == *" gpu "* ]]'
+
+# --- not a terminal: the status table ----------------------------------------------------------
+
+set +e
+"$devfreqctl" top </dev/null >"$tmp/plain" 2>"$tmp/plain.err"
+rc=$?
+set -e
+is "top into a file: exit 0" "$rc" 0
+plain=$(<"$tmp/plain")
+like "... the profile line first" "$plain" '^Profile: none'
+like "... the status table's header" "$plain" $'\nNAME +KIND +MODE +GOVERNOR +CURRENT +MIN +MAX +LOAD +REQUESTS'
+for d in "${devices[@]}"; do
+        like "... a row for $d" "$plain" $'\n'"$d +(devfreq|cpufreq) "
+done
+check "... no terminal control sequences" eval '! grep -q $'"'"'\x1b'"'"' "$tmp/plain"'
+
+# --- a terminal curses cannot drive: the status table, and why --------------------------------------
+
+mkfifo "$tmp/control"
+set +e
+PTY_TERM=dumb "$PYTHON3" "$top_srcdir/tests/integration/pty-run.py" 30 130 "$tmp/dumb" "$tmp/control" -- \
+        "$devfreqctl" top 2>"$tmp/pty.err"
+rc=$?
+set -e
+is "top with TERM=dumb: exit 0" "$rc" 0
+check "... says why it prints the table" grep -qF "devfreqctl: this terminal cannot move the cursor (TERM=dumb)" "$tmp/dumb"
+check "... the status table" grep -qE '^NAME +KIND +MODE +GOVERNOR +CURRENT' "$tmp/dumb"
+[[ $rc == 0 ]] || sed 's/^/#   |/' "$tmp/dumb"
+
+# --- in a terminal -------------------------------------------------------------------------------
+
+"$PYTHON3" "$top_srcdir/tests/integration/pty-run.py" 30 130 "$tmp/screen" "$tmp/control" -- \
+        "$devfreqctl" top 2>"$tmp/pty.err" &
+top_pid=$!
+track $top_pid
+
+send() { printf '%s\n' "$1" >"$tmp/control"; }
+has() { grep -qE -- "$1" "$tmp/screen"; }
+row() { grep -E "^[ >]$1 " "$tmp/screen"; }
+bar() { row "$1" | grep -oE '\[[-=#?]+\]' | head -n1; }
+show_screen() {
+        diag "the screen:"
+        sed 's/^/#   |/' "$tmp/screen"
+        [[ -s $tmp/pty.err ]] && sed 's/^/#   stderr: /' "$tmp/pty.err"
+        return 0
+}
+# screen DESCRIPTION COMMAND...: one test waiting (5 s) for the screen to satisfy COMMAND; the
+# screen is printed when it does not.
+screen() {
+        local desc=$1
+        shift
+        if wait_until $((5 * slow)) "$@"; then ok "$desc"; else
+                not_ok "$desc"
+                show_screen
+        fi
+}
+alive() { kill -0 "$top_pid" 2>/dev/null; }
+hz() { prop "$1" "$2"; }
+
+# bar_fits DEVICE LOW HIGH: the device's bar is the effective range [MinFrequency, MaxFrequency]
+# (read from the bus) over the table LOW..HIGH Hz: '=' inside, '-' outside, one '#' at the
+# current frequency. The cell of F: (F - LOW) * (width - 1) / (HIGH - LOW), clipped to the bar.
+bar_fits() {
+        local b
+        b=$(bar "$1") || return 1
+        "$PYTHON3" - "$b" "$2" "$3" "$(hz "$1" MinFrequency)" "$(hz "$1" MaxFrequency)" \
+                "$(hz "$1" CurrentFrequency)" <<'EOF'
+import sys
+bar, lo, hi, fmin, fmax, cur = sys.argv[1][1:-1], *map(int, sys.argv[2:])
+w = len(bar)
+cell = lambda f: 0 if f <= lo else w - 1 if f >= hi else (f - lo) * (w - 1) // (hi - lo)
+want = ["=" if cell(fmin) <= i <= cell(fmax) else "-" for i in range(w)]
+want[cell(cur)] = "#"
+sys.exit(0 if bar == "".join(want) else 1)
+EOF
+}
+requests_column() { row "$1" | awk '{print $NF}'; }
+
+screen "top: the header with the profile and the sort" has '^ devfreqd .*Profile: none .*Sort: name'
+for d in "${devices[@]}"; do
+        screen "top: a row for $d" eval "row $d >/dev/null"
+done
+screen "top: gpu's bar is its whole table, the current point marked" bar_fits gpu 200000000 800000000
+is "top: gpu has no request" "$(requests_column gpu)" 0
+
+# --- a request narrows the range ------------------------------------------------------------------
+
+wide_bar=$(bar gpu)
+"$devfreqctl" --reason "top test" request gpu max 400MHz >"$tmp/request.out" 2>&1 &
+request_pid=$!
+track $request_pid
+screen "top: the bar narrows to the ceiling of the request" eval 'bar gpu | grep -q -- - && bar_fits gpu 200000000 800000000'
+is "... the bar is no longer the one before" "$([[ $(bar gpu) != "$wide_bar" ]] && echo changed)" changed
+screen "... the request counted" eval '[[ $(requests_column gpu) == 1 ]]'
+
+# --- the detail of gpu ------------------------------------------------------------------------------
+
+first_row=4 # the header, a blank line, the column names
+gpu_line=$(grep -nE '^[ >]gpu ' "$tmp/screen" | cut -d: -f1)
+send "key $(printf 'j%.0s' $(seq $((gpu_line - first_row))))"
+screen "top: j moves the selection to gpu" has '^>gpu '
+send 'key \r'
+screen "top: Enter opens gpu's detail" has '^ gpu \(devfreq, govern, simple_ondemand\)'
+screen "... with its request, value and reason" has '^ max-frequency +400 MHz +:[0-9.]+ .*top test'
+screen "... the aggregate that binds the range" has '^ QoS: max 400 MHz$'
+screen "... and the time in state" has '^ Time in state:'
+for f in "200 MHz" "300 MHz" "400 MHz" "600 MHz" "800 MHz"; do
+        screen "... a histogram line for $f" has "^ +$f +[0-9]+\.[0-9]%"
+done
+send 'key \x1b'
+screen "top: Esc goes back to the list" eval 'has "^ NAME +KIND" && row gpu >/dev/null'
+
+# --- sorting ------------------------------------------------------------------------------------------
+
+# sorted_by COLUMN: the rows' names ascending (name) or their CURRENT column descending (frequency).
+sorted_by() {
+        "$PYTHON3" - "$1" "$tmp/screen" <<'EOF'
+import re, sys
+unit = {"Hz": 1, "kHz": 1e3, "MHz": 1e6, "GHz": 1e9}
+rows = [l for l in open(sys.argv[2]).read().splitlines() if re.match(r"^[ >][a-z0-9]+ +(devfreq|cpufreq) ", l)]
+if len(rows) < 2:
+    sys.exit(1)
+if sys.argv[1] == "name":
+    keys = [l[1:].split()[0] for l in rows]
+    sys.exit(0 if keys == sorted(keys) else 1)
+keys = [float(m.group(1)) * unit[m.group(2)] for m in (re.search(r"\] +([0-9.]+) (k?Hz|MHz|GHz) ", l) for l in rows)]
+sys.exit(0 if keys == sorted(keys, reverse=True) else 1)
+EOF
+}
+check "top: sorted by name at first" sorted_by name
+send "key s"
+screen "top: s sorts by frequency" eval 'has "Sort: frequency" && sorted_by frequency'
+check "... the selection stays on gpu wherever its row went" has '^>gpu '
+send "key s"
+screen "top: s again sorts by load" has "Sort: load"
+send "key s"
+screen "top: and back to name" eval 'has "Sort: name" && sorted_by name'
+
+# --- resizing -----------------------------------------------------------------------------------------
+
+before=$(bar gpu)
+send "resize 20 70"
+screen "top: after a resize to 70 columns, a narrower bar" eval '(($(bar gpu | wc -c) < ${#before}))'
+for d in "${devices[@]}"; do
+        screen "... $d still shown" eval "row $d >/dev/null"
+done
+send "resize 40 160"
+screen "top: after a resize to 160 columns, a wider bar" eval '(($(bar gpu | wc -c) > ${#before} + 1))'
+screen "... which still fits the range" bar_fits gpu 200000000 800000000
+check "top: still running after the resizes" alive
+
+# --- the request ends ----------------------------------------------------------------------------------
+
+kill -INT "$request_pid"
+wait "$request_pid" || true
+untrack "$request_pid"
+screen "top: the request gone, the bar is the whole table again" eval '! bar gpu | grep -q -- - && bar_fits gpu 200000000 800000000'
+screen "... no request counted" eval '[[ $(requests_column gpu) == 0 ]]'
+
+# --- a thermal cap: its column only while a rule caps a device ------------------------------------
+
+check "top: no CAP column while nothing is capped" eval '! has "^ NAME .* CAP *$"'
+"$setload" --temp "$root$gpu_zone/temp" 90000
+screen "top: a tripped rule adds the CAP column" has '^ NAME .* CAP *$'
+screen "... with gpu's cap at the end of its row" eval 'row gpu | grep -qE " 300 MHz *$"'
+screen "... and the bar ends at the cap" eval 'bar gpu | grep -q -- - && bar_fits gpu 200000000 800000000'
+"$setload" --temp "$root$gpu_zone/temp" 70000
+screen "top: the rule released, the CAP column goes" eval '! has "^ NAME .* CAP *$" && ! bar gpu | grep -q -- -'
+
+# --- the daemon leaves and comes back --------------------------------------------------------------------
+
+stop_daemon
+screen "top: says when devfreqd leaves the bus" has 'devfreqd is not on the bus'
+check "... and keeps running" alive
+start_daemon
+screen "top: shows the devices again when it comes back" eval 'row gpu >/dev/null && has "Profile: none"'
+
+# --- q ---------------------------------------------------------------------------------------------------------
+
+send "key q"
+set +e
+wait "$top_pid" # pty-run.py kills what is still running after 120 s
+rc=$?
+set -e
+untrack "$top_pid"
+is "top: q exits 0" "$rc" 0
+[[ $rc == 0 ]] || show_screen
+check "... with nothing on standard error" test ! -s "$tmp/pty.err"
+
+# --- the bus goes away: exit 1, saying so ------------------------------------------------------------
+
+rm -f "$tmp/screen"
+"$PYTHON3" "$top_srcdir/tests/integration/pty-run.py" 30 130 "$tmp/screen" "$tmp/control" -- \
+        "$devfreqctl" top 2>"$tmp/pty.err" &
+top_pid=$!
+track $top_pid
+screen "top again" eval 'row gpu >/dev/null'
+kill -TERM "$bus_pid"
+set +e
+wait "$top_pid"
+rc=$?
+set -e
+untrack "$top_pid"
+is "top: the bus gone, exit 1" "$rc" 1
+check "... saying so" grep -qF "devfreqctl: lost the connection to the bus" "$tmp/screen"
+grep -qF "lost the connection" "$tmp/screen" || show_screen
+
+stop_daemon
+tap_done

@@ -1,0 +1,736 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* devfreqctl top: a full-screen live view of every device, redrawn from the daemon's signals
+ * (PropertiesChanged, InterfacesAdded/Removed), never from a timer; a device's detail shows its
+ * requests and its time in state. Without a terminal on standard output: the status table. */
+
+#include <curses.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <systemd/sd-event.h>
+#include <term.h>
+#include <unistd.h>
+
+#include "devfreqctl.h"
+#include "units.h"
+
+struct object {
+        char *path;
+        bool request;
+        bool stale; /* changed: read again before the next redraw */
+        struct props props;
+};
+
+enum sort_key {
+        SORT_NAME,
+        SORT_FREQUENCY,
+        SORT_LOAD,
+        _SORT_MAX,
+};
+
+static const char *const sort_names[_SORT_MAX] = { "name", "frequency", "load" };
+
+struct top {
+        struct ctl *c;
+        sd_event *event;
+        struct object *v;
+        size_t n;
+        struct props manager;
+        bool present; /* devfreqd is on the bus */
+        bool dirty;   /* redraw after this round of events */
+        enum sort_key sort;
+        size_t selected;      /* index into the sorted devices */
+        char *selected_path;  /* and the device there, kept across sorts and changes */
+        char *detail;         /* the path of the device whose detail is open, or NULL */
+        struct object **rows; /* the devices, sorted as shown */
+        size_t n_rows;
+};
+
+/* --- the cache of objects ---------------------------------------------------------------------- */
+
+static void *mfree(void *p) {
+        free(p);
+        return NULL;
+}
+
+static void object_done(struct object *o) {
+        free(o->path);
+        props_done(&o->props);
+}
+
+static void top_clear(struct top *t) {
+        for (size_t i = 0; i < t->n; i++)
+                object_done(&t->v[i]);
+        t->v = mfree(t->v);
+        t->n = 0;
+        t->rows = mfree(t->rows);
+        t->n_rows = 0;
+        props_done(&t->manager);
+        t->manager = (struct props){};
+}
+
+static void top_done(struct top *t) {
+        top_clear(t);
+        free(t->detail);
+        free(t->selected_path);
+        sd_event_unref(t->event);
+}
+
+static struct object *object_find(struct top *t, const char *path) {
+        for (size_t i = 0; i < t->n; i++)
+                if (streq(t->v[i].path, path))
+                        return &t->v[i];
+        return NULL;
+}
+
+static int on_object(const char *path, const char *iface, struct props *ps, void *userdata) {
+        struct top *t = userdata;
+        struct object *o = object_find(t, path);
+
+        if (!streq(iface, IFACE_DEVICE) && !streq(iface, IFACE_REQUEST))
+                return 0;
+        if (!o) {
+                o = GROW(t->v, t->n);
+                if (!o)
+                        return -ENOMEM;
+                *o = (struct object){ .path = strdup(path), .request = streq(iface, IFACE_REQUEST) };
+                if (!o->path)
+                        return -ENOMEM;
+                t->n++;
+        } else
+                props_done(&o->props);
+        o->props = TAKE_GENERIC(*ps, struct props, (struct props){});
+        t->dirty = true;
+        return 0;
+}
+
+static void object_remove(struct top *t, const char *path) {
+        struct object *o = object_find(t, path);
+
+        if (!o)
+                return;
+        object_done(o);
+        *o = t->v[--t->n];
+        t->dirty = true;
+}
+
+/* Every object and the manager's properties; 0 when devfreqd is not on the bus (yet). */
+static int load(struct top *t) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        top_clear(t);
+        t->dirty = true;
+        t->present = false;
+        r = sd_bus_call_method(
+                t->c->bus, BUS_NAME, OBJECT_ROOT, IFACE_OBJECT_MANAGER, "GetManagedObjects", &error, &reply,
+                NULL);
+        if (r < 0 &&
+            sd_bus_error_has_names(&error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
+                return 0;
+        if (r >= 0)
+                r = read_managed_objects(reply, on_object, t);
+        if (r < 0)
+                return r;
+        r = sd_bus_call_method(
+                t->c->bus, BUS_NAME, OBJECT_ROOT, IFACE_PROPERTIES, "GetAll", &error, &reply, "s",
+                IFACE_MANAGER);
+        if (r >= 0)
+                r = props_read(reply, &t->manager);
+        if (r < 0)
+                return r;
+        t->present = true;
+        return 1;
+}
+
+/* A device's properties again: what changed came with the signal, but Load, TargetFrequency and
+ * TransitionCount never signal, so one read per changed device and redraw keeps the row whole. */
+static void reread(struct top *t, struct object *o) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        struct props ps = {};
+
+        if (sd_bus_call_method(
+                    t->c->bus, BUS_NAME, o->path, IFACE_PROPERTIES, "GetAll", &error, &reply, "s",
+                    o->request ? IFACE_REQUEST : IFACE_DEVICE) < 0 ||
+            props_read(reply, &ps) < 0)
+                return;
+        props_done(&o->props);
+        o->props = ps;
+}
+
+/* --- signals from the daemon ------------------------------------------------------------------ */
+
+static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct top *t = userdata;
+        const char *path = sd_bus_message_get_path(msg), *iface;
+        _cleanup_(props_done) struct props changed = {};
+        struct object *o;
+
+        if (sd_bus_message_read_basic(msg, 's', &iface) <= 0 || !path || props_read(msg, &changed) < 0)
+                return 0;
+        if (streq(iface, IFACE_MANAGER)) {
+                for (size_t i = 0; i < changed.n; i++)
+                        if (props_set(&t->manager, &changed.v[i]) < 0)
+                                return -ENOMEM;
+                t->dirty = true;
+                return 0;
+        }
+        o = object_find(t, path);
+        if (!o)
+                return 0;
+        for (size_t i = 0; i < changed.n; i++)
+                if (props_set(&o->props, &changed.v[i]) < 0)
+                        return -ENOMEM;
+        o->stale = !o->request;
+        t->dirty = true;
+        return 0;
+}
+
+static int on_interfaces_added(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        const char *path;
+
+        if (sd_bus_message_read_basic(msg, 'o', &path) > 0)
+                (void) read_interfaces(msg, path, on_object, userdata);
+        return 0;
+}
+
+static int on_interfaces_removed(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct top *t = userdata;
+        const char *path, *iface;
+
+        if (sd_bus_message_read_basic(msg, 'o', &path) <= 0 || sd_bus_message_enter_container(msg, 'a', "s") < 0)
+                return 0;
+        while (sd_bus_message_read_basic(msg, 's', &iface) > 0)
+                if (streq(iface, IFACE_DEVICE) || streq(iface, IFACE_REQUEST)) {
+                        object_remove(t, path);
+                        if (t->detail && streq(t->detail, path))
+                                t->detail = mfree(t->detail);
+                        break;
+                }
+        return 0;
+}
+
+static int on_name_owner_changed(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct top *t = userdata;
+        const char *name, *old, *new;
+
+        if (sd_bus_message_read(msg, "sss", &name, &old, &new) <= 0 || !streq(name, BUS_NAME))
+                return 0;
+        t->detail = mfree(t->detail);
+        if (!*new) {
+                top_clear(t);
+                t->present = false;
+                t->dirty = true;
+                return 0;
+        }
+        if (load(t) < 0)
+                t->present = false;
+        return 0;
+}
+
+static int on_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct top *t = userdata;
+        return sd_event_exit(t->event, EXIT_DAEMON);
+}
+
+/* --- drawing ----------------------------------------------------------------------------------- */
+
+static int compare_names(const struct object *a, const struct object *b) {
+        return strcmp(props_str(&a->props, "Name"), props_str(&b->props, "Name"));
+}
+
+static enum sort_key current_sort;
+
+static int compare_rows(const void *x, const void *y) {
+        const struct object *a = *(struct object *const *) x, *b = *(struct object *const *) y;
+        const char *key = current_sort == SORT_FREQUENCY ? "CurrentFrequency" : "Load";
+        uint64_t ka, kb;
+
+        if (current_sort == SORT_NAME)
+                return compare_names(a, b);
+        ka = props_num(&a->props, key);
+        kb = props_num(&b->props, key);
+        if (ka != kb)
+                return ka > kb ? -1 : 1; /* the busiest, the fastest first */
+        return compare_names(a, b);
+}
+
+static int select_row(struct top *t, size_t i) {
+        t->selected = i;
+        t->selected_path = mfree(t->selected_path);
+        if (i >= t->n_rows)
+                return 0;
+        t->selected_path = strdup(t->rows[i]->path);
+        return t->selected_path ? 0 : -ENOMEM;
+}
+
+static int sort_rows(struct top *t) {
+        size_t n = 0;
+
+        free(t->rows);
+        t->rows = calloc(t->n + 1, sizeof(struct object *));
+        if (!t->rows)
+                return -ENOMEM;
+        for (size_t i = 0; i < t->n; i++)
+                if (!t->v[i].request)
+                        t->rows[n++] = &t->v[i];
+        t->n_rows = n;
+        current_sort = t->sort;
+        qsort(t->rows, n, sizeof(t->rows[0]), compare_rows);
+        for (size_t i = 0; t->selected_path && i < n; i++)
+                if (streq(t->rows[i]->path, t->selected_path))
+                        t->selected = i;
+        if (t->selected >= n)
+                t->selected = n > 0 ? n - 1 : 0;
+        return select_row(t, t->selected);
+}
+
+/* The lowest and highest frequency of the table (every point, enabled or not). */
+static void table_span(const struct props *ps, uint64_t *lo, uint64_t *hi) {
+        const struct prop *opps = props_get(ps, "OperatingPoints");
+
+        *lo = UINT64_MAX;
+        *hi = 0;
+        for (size_t i = 0; opps && opps->opps && i < opps->n; i++) {
+                *lo = MIN(*lo, opps->opps[i].freq);
+                *hi = MAX(*hi, opps->opps[i].freq);
+        }
+}
+
+static size_t bar_cell(uint64_t f, uint64_t lo, uint64_t hi, size_t width) {
+        if (f <= lo || hi <= lo)
+                return 0;
+        if (f >= hi)
+                return width - 1;
+        return (size_t) ((unsigned __int128) (f - lo) * (width - 1) / (hi - lo));
+}
+
+/* "[---=====#===----]": the table from its lowest to its highest point, '=' the effective range,
+ * '#' the current frequency, '-' outside the range. `buf` holds width + 3 bytes. */
+static void format_bar(char *buf, size_t width, const struct props *ps) {
+        uint64_t lo, hi;
+        size_t from, to, at;
+
+        table_span(ps, &lo, &hi);
+        buf[0] = '[';
+        buf[width + 1] = ']';
+        buf[width + 2] = '\0';
+        if (hi == 0) {
+                memset(buf + 1, '?', width);
+                return;
+        }
+        from = bar_cell(props_num(ps, "MinFrequency"), lo, hi, width);
+        to = bar_cell(props_num(ps, "MaxFrequency"), lo, hi, width);
+        at = bar_cell(props_num(ps, "CurrentFrequency"), lo, hi, width);
+        for (size_t i = 0; i < width; i++)
+                buf[1 + i] = i >= from && i <= to ? '=' : '-';
+        buf[1 + at] = '#';
+}
+
+static void draw_header(struct top *t) {
+        _cleanup_free_ char *profile = NULL;
+        const char *version = props_str(&t->manager, "Version");
+
+        if (ctl_profile_phrase(&t->manager, &profile) != EXIT_SUCCESS)
+                return;
+        attron(A_REVERSE);
+        mvprintw(0, 0, "%-*s", COLS, "");
+        mvprintw(
+                0, 0, " devfreqd %s  Profile: %s  Devices: %zu  Sort: %s", version, profile, t->n_rows,
+                sort_names[t->sort]);
+        attroff(A_REVERSE);
+}
+
+#define NAME_W 12
+#define KIND_W 8
+#define MODE_W 7
+#define GOV_W 16
+#define FREQ_W 10
+#define LOAD_W 5
+#define REQ_W 4
+#define CAP_W 10
+
+/* The width left for the bar once the other columns have theirs (the bar at least 8 cells). */
+static size_t bar_width(bool caps) {
+        int fixed = NAME_W + KIND_W + MODE_W + GOV_W + FREQ_W + LOAD_W + REQ_W + (caps ? CAP_W : 0) + 9 + 2;
+        int w = COLS - fixed;
+        return (size_t) MAX(8, MIN(w, 60));
+}
+
+static void draw_row(int y, const struct object *o, size_t width, bool caps, bool selected) {
+        const struct props *ps = &o->props;
+        const struct prop *requests = props_get(ps, "Requests");
+        char freq[DF_FREQ_STRING_MAX], cap[DF_FREQ_STRING_MAX], load[8], bar[64 + 3];
+
+        format_bar(bar, width, ps);
+        df_format_frequency(freq, props_num(ps, "CurrentFrequency"));
+        if (props_num(ps, "PollingInterval") > 0)
+                snprintf(load, sizeof(load), "%" PRIu64 "%%", props_num(ps, "Load"));
+        else
+                snprintf(load, sizeof(load), "-");
+        if (props_num(ps, "ThermalCap") > 0)
+                df_format_frequency(cap, props_num(ps, "ThermalCap"));
+        else
+                snprintf(cap, sizeof(cap), "-");
+        if (selected)
+                attron(A_BOLD);
+        mvprintw(
+                y, 0, "%c%-*.*s %-*.*s %-*.*s %-*.*s %s %*s %*s %*zu", selected ? '>' : ' ', NAME_W, NAME_W,
+                props_str(ps, "Name"), KIND_W, KIND_W, props_str(ps, "Kind"), MODE_W, MODE_W,
+                props_str(ps, "Mode"), GOV_W, GOV_W, props_str(ps, "Governor"), bar, FREQ_W, freq, LOAD_W,
+                load, REQ_W, requests ? requests->n : 0);
+        if (caps)
+                printw(" %*s", CAP_W, cap);
+        if (selected)
+                attroff(A_BOLD);
+}
+
+static bool any_cap(const struct top *t) {
+        for (size_t i = 0; i < t->n_rows; i++)
+                if (props_num(&t->rows[i]->props, "ThermalCap") > 0)
+                        return true;
+        return false;
+}
+
+static void draw_list(struct top *t) {
+        bool caps = any_cap(t);
+        size_t width = bar_width(caps);
+
+        attron(A_UNDERLINE);
+        mvprintw(
+                2, 0, " %-*s %-*s %-*s %-*s %-*s %*s %*s %*s", NAME_W, "NAME", KIND_W, "KIND", MODE_W, "MODE",
+                GOV_W, "GOVERNOR", (int) width + 2, "RANGE", FREQ_W, "CURRENT", LOAD_W, "LOAD", REQ_W, "REQ");
+        if (caps)
+                printw(" %*s", CAP_W, "CAP");
+        attroff(A_UNDERLINE);
+        for (size_t i = 0; i < t->n_rows && (int) i + 3 < LINES - 1; i++)
+                draw_row((int) i + 3, t->rows[i], width, caps, i == t->selected);
+        if (t->n_rows == 0)
+                mvprintw(3, 1, "No devices.");
+        mvprintw(LINES - 1, 0, "q quit  s sort  j/k or arrows select  Enter detail");
+}
+
+/* --- a device's detail --------------------------------------------------------------------------- */
+
+static int draw_requests(struct top *t, const struct object *d, int y) {
+        size_t n = 0;
+
+        attron(A_UNDERLINE);
+        mvprintw(y++, 0, " %-14s %-12s %-10s %-16s %s", "TYPE", "VALUE", "OWNER", "APPLICATION", "REASON");
+        attroff(A_UNDERLINE);
+        for (size_t i = 0; i < t->n && y < LINES - 2; i++) {
+                const struct props *ps = &t->v[i].props;
+                char value[32];
+
+                if (!t->v[i].request || !streq(props_str(ps, "Device"), d->path))
+                        continue;
+                mvprintw(
+                        y++, 0, " %-14s %-12s %-10s %-16s %s", props_str(ps, "Type"),
+                        format_request_value(value, props_str(ps, "Type"), props_num(ps, "Value")),
+                        props_str(ps, "Owner"), props_str(ps, "ApplicationId"), props_str(ps, "Reason"));
+                n++;
+        }
+        if (n == 0)
+                mvprintw(y++, 1, "No requests.");
+        return y + 1;
+}
+
+/* An `at` array of a reply, copied; its length in *n. */
+static int read_uint64s(sd_bus_message *m, uint64_t **ret, size_t *n) {
+        const void *data;
+        size_t size;
+        int r;
+
+        r = sd_bus_message_read_array(m, 't', &data, &size);
+        if (r < 0)
+                return r;
+        *n = size / sizeof(uint64_t);
+        *ret = malloc(size + sizeof(uint64_t));
+        if (!*ret)
+                return -ENOMEM;
+        memcpy(*ret, data, size);
+        return 0;
+}
+
+/* Time in state as a histogram, one line per frequency, bars scaled to the longest. */
+static void draw_histogram(struct top *t, const struct object *d, int y) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_free_ uint64_t *freqs = NULL, *times = NULL;
+        uint64_t longest = 0, total = 0;
+        size_t n_freqs = 0, n_times = 0;
+        int width = MAX(8, MIN(COLS - 30, 60));
+
+        mvprintw(y++, 0, " Time in state:");
+        if (sd_bus_call_method(
+                    t->c->bus, BUS_NAME, d->path, IFACE_DEVICE, "GetStatistics", &error, &reply, NULL) < 0 ||
+            read_uint64s(reply, &freqs, &n_freqs) < 0 || read_uint64s(reply, &times, &n_times) < 0) {
+                mvprintw(y, 1, "(no statistics: %s)", error.message ? error.message : "bad reply");
+                return;
+        }
+        for (size_t i = 0; i < n_times; i++) {
+                longest = MAX(longest, times[i]);
+                total += times[i];
+        }
+        for (size_t i = 0; i < n_freqs && i < n_times && y < LINES - 1; i++) {
+                char freq[DF_FREQ_STRING_MAX];
+                int cells = longest > 0 ? (int) (times[i] * (uint64_t) width / longest) : 0;
+
+                mvprintw(
+                        y, 0, " %10s %5.1f%% ", df_format_frequency(freq, freqs[i]),
+                        total > 0 ? 100.0 * (double) times[i] / (double) total : 0.0);
+                for (int k = 0; k < cells; k++)
+                        addch('*');
+                y++;
+        }
+}
+
+/* The aggregates the requests make, the ones that bind the range: "QoS: min 600 MHz max 400 MHz". */
+static void draw_qos(const struct props *ps, int *y) {
+        uint64_t min = props_num(ps, "QosMinFrequency"), max = props_num(ps, "QosMaxFrequency");
+        uint64_t latency = props_num(ps, "QosLatency");
+        char a[DF_FREQ_STRING_MAX], b[DF_FREQ_STRING_MAX];
+
+        if (min == 0 && max == UINT64_MAX && latency == UINT32_MAX)
+                return;
+        mvprintw((*y)++, 0, " QoS:");
+        if (min > 0)
+                printw(" min %s", df_format_frequency(a, min));
+        if (max != UINT64_MAX)
+                printw(" max %s", df_format_frequency(b, max));
+        if (latency != UINT32_MAX)
+                printw(" latency %" PRIu64 " us", latency);
+}
+
+static void draw_detail(struct top *t, const struct object *d) {
+        const struct props *ps = &d->props;
+        char freq[DF_FREQ_STRING_MAX], min[DF_FREQ_STRING_MAX], max[DF_FREQ_STRING_MAX];
+        int y = 2;
+
+        attron(A_BOLD);
+        mvprintw(
+                y++, 0, " %s (%s, %s, %s)", props_str(ps, "Name"), props_str(ps, "Kind"),
+                props_str(ps, "Mode"), props_str(ps, "Governor"));
+        attroff(A_BOLD);
+        mvprintw(
+                y++, 0, " current %s  range %s - %s  transitions %" PRIu64,
+                df_format_frequency(freq, props_num(ps, "CurrentFrequency")),
+                df_format_frequency(min, props_num(ps, "MinFrequency")),
+                df_format_frequency(max, props_num(ps, "MaxFrequency")), props_num(ps, "TransitionCount"));
+        draw_qos(ps, &y);
+        if (props_num(ps, "ThermalCap") > 0)
+                mvprintw(y++, 0, " thermal cap %s", df_format_frequency(freq, props_num(ps, "ThermalCap")));
+        if (*props_str(ps, "LastError"))
+                mvprintw(y++, 0, " last error: %s", props_str(ps, "LastError"));
+        y++;
+        y = draw_requests(t, d, y);
+        draw_histogram(t, d, y);
+        mvprintw(LINES - 1, 0, "q quit  Esc/Left/Backspace back");
+}
+
+static void redraw(struct top *t) {
+        erase();
+        if (!t->present) {
+                mvprintw(0, 0, "devfreqd is not on the bus; waiting for it. Press q to quit.");
+                refresh();
+                t->dirty = false;
+                return;
+        }
+        if (sort_rows(t) < 0)
+                return;
+        draw_header(t);
+        if (t->detail && object_find(t, t->detail))
+                draw_detail(t, object_find(t, t->detail));
+        else
+                draw_list(t);
+        refresh();
+        t->dirty = false;
+}
+
+/* --- keys, resizing, the loop ------------------------------------------------------------------- */
+
+static int on_key(struct top *t, int key) {
+        /* The rows as they are now: objects may have come and gone since the last redraw. */
+        if (sort_rows(t) < 0)
+                return -ENOMEM;
+        switch (key) {
+        case 'q':
+        case 'Q':
+                return sd_event_exit(t->event, EXIT_SUCCESS);
+        case 's':
+                t->sort = (t->sort + 1) % _SORT_MAX;
+                break;
+        case 'j':
+        case KEY_DOWN:
+                if (!t->detail && t->selected + 1 < t->n_rows && select_row(t, t->selected + 1) < 0)
+                        return -ENOMEM;
+                break;
+        case 'k':
+        case KEY_UP:
+                if (!t->detail && t->selected > 0 && select_row(t, t->selected - 1) < 0)
+                        return -ENOMEM;
+                break;
+        case '\n':
+        case '\r':
+        case KEY_ENTER:
+        case KEY_RIGHT:
+                if (!t->detail && t->selected < t->n_rows) {
+                        t->detail = strdup(t->rows[t->selected]->path);
+                        if (!t->detail)
+                                return -ENOMEM;
+                }
+                break;
+        case 27: /* Esc */
+        case KEY_LEFT:
+        case KEY_BACKSPACE:
+        case 127:
+                t->detail = mfree(t->detail);
+                break;
+        default:
+                return 0;
+        }
+        t->dirty = true;
+        return 0;
+}
+
+static int on_input(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        struct top *t = userdata;
+        int key, r;
+
+        if (revents & (EPOLLHUP | EPOLLERR))
+                return sd_event_exit(t->event, EXIT_SUCCESS);
+        while ((key = getch()) != ERR) {
+                r = on_key(t, key);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int on_resize(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        struct top *t = userdata;
+        struct winsize ws;
+
+        if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
+                resizeterm(ws.ws_row, ws.ws_col);
+        t->dirty = true;
+        return 0;
+}
+
+static int on_quit(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        struct top *t = userdata;
+        return sd_event_exit(t->event, EXIT_SUCCESS);
+}
+
+/* After every round of events: one redraw for however many signals came in it. */
+static int on_post(sd_event_source *s, void *userdata) {
+        struct top *t = userdata;
+
+        for (size_t i = 0; i < t->n; i++)
+                if (t->v[i].stale) {
+                        t->v[i].stale = false;
+                        reread(t, &t->v[i]);
+                }
+        if (t->dirty)
+                redraw(t);
+        return 0;
+}
+
+static int watch(struct top *t) {
+        sd_bus *bus = t->c->bus;
+        int r;
+
+        r = sd_bus_add_match(
+                bus, NULL,
+                "type='signal',sender='" BUS_NAME "',interface='" IFACE_PROPERTIES "',"
+                "member='PropertiesChanged',path_namespace='" OBJECT_ROOT "'",
+                on_properties_changed, t);
+        if (r >= 0)
+                r = sd_bus_match_signal(
+                        bus, NULL, BUS_NAME, OBJECT_ROOT, IFACE_OBJECT_MANAGER, "InterfacesAdded",
+                        on_interfaces_added, t);
+        if (r >= 0)
+                r = sd_bus_match_signal(
+                        bus, NULL, BUS_NAME, OBJECT_ROOT, IFACE_OBJECT_MANAGER, "InterfacesRemoved",
+                        on_interfaces_removed, t);
+        if (r >= 0)
+                r = ctl_watch_daemon(t->c, on_name_owner_changed, on_disconnected, t);
+        return r;
+}
+
+static int setup_events(struct top *t) {
+        sigset_t mask;
+        int r;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGWINCH);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return -errno;
+        r = sd_event_new(&t->event);
+        if (r >= 0)
+                r = sd_event_add_signal(t->event, NULL, SIGINT, on_quit, t);
+        if (r >= 0)
+                r = sd_event_add_signal(t->event, NULL, SIGTERM, on_quit, t);
+        if (r >= 0)
+                r = sd_event_add_signal(t->event, NULL, SIGWINCH, on_resize, t);
+        if (r >= 0)
+                r = sd_event_add_io(t->event, NULL, STDIN_FILENO, EPOLLIN, on_input, t);
+        if (r >= 0)
+                r = sd_event_add_post(t->event, NULL, on_post, t);
+        if (r >= 0)
+                r = watch(t);
+        if (r >= 0)
+                r = sd_bus_attach_event(t->c->bus, t->event, SD_EVENT_PRIORITY_NORMAL);
+        return r;
+}
+
+int cmd_top(struct ctl *c) {
+        _cleanup_(top_done) struct top t = { .c = c };
+        SCREEN *screen;
+        int r;
+
+        if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
+                return cmd_status(c);
+        /* Signals blocked before curses starts, so SIGWINCH reaches the loop, not a handler. */
+        r = setup_events(&t);
+        if (r < 0)
+                return ctl_fail(NULL, "cannot watch the bus: %s", strerror(-r));
+        /* After the matches: a change between the two is then seen twice, never missed. */
+        r = load(&t);
+        if (r < 0)
+                return ctl_fail(NULL, "cannot read the devices: %s", strerror(-r));
+        /* newterm, not initscr: a terminal curses cannot drive is an answer, not an exit. */
+        screen = newterm(NULL, stdout, stdin);
+        if (screen && !tigetstr((char *) "cup")) {
+                endwin();
+                screen = (delscreen(screen), NULL);
+        }
+        if (!screen) {
+                fprintf(stderr,
+                        "%s: this terminal cannot move the cursor (TERM=%s); the status table instead\n",
+                        program_invocation_short_name, strna(getenv("TERM")));
+                return cmd_status(c);
+        }
+        cbreak();
+        noecho();
+        nodelay(stdscr, TRUE);
+        keypad(stdscr, TRUE);
+        curs_set(0);
+        set_escdelay(25);
+        redraw(&t);
+        r = sd_event_loop(t.event);
+        endwin();
+        delscreen(screen);
+        if (r < 0)
+                return ctl_fail(NULL, "the event loop failed: %s", strerror(-r));
+        if (r == EXIT_DAEMON) /* said after endwin, where it stays on the terminal */
+                return ctl_fail(NULL, "lost the connection to the bus");
+        return r;
+}
