@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Driving a node as a device's backend: prepare (the userspace governor, or min/max limits), the
- * backend ops, the one helper that writes, and the re-checks for foreign writers and the governor. */
+/* Driving a node as a device's backend: the kernel governor, prepare (the userspace governor, or
+ * min/max limits), the backend ops, and the re-checks for foreign writers and the governor. */
 
 #include <assert.h>
 #include <errno.h>
@@ -14,16 +14,6 @@
 #include "node-internal.h"
 #include "node.h"
 #include "units.h"
-
-void node_set_error(struct df_node *n, const char *fmt, ...) {
-        va_list ap;
-
-        assert(n);
-
-        va_start(ap, fmt);
-        vsnprintf(n->error, sizeof(n->error), fmt, ap);
-        va_end(ap);
-}
 
 enum rounding {
         ROUND_DOWN,
@@ -43,39 +33,6 @@ static uint64_t to_node_units(const struct df_node *n, uint64_t hz, enum roundin
         default:
                 return q;
         }
-}
-
-/*
- * The one place that writes: the originals are recorded before the first real write (not before
- * writing them back), dry-run only says what it would do, and a failure names the attribute.
- */
-int node_write(struct df_node *n, int fd, const char *attr, const char *value, bool restoring) {
-        int r;
-
-        assert(n);
-        assert(attr);
-        assert(value);
-
-        if (n->dry_run) {
-                df_logf(&n->log, LOG_INFO, "would write %s to %s/%s", value, n->path, attr);
-                return 0;
-        }
-        if (!restoring && !n->wrote_once) {
-                if (n->first_write) {
-                        r = n->first_write(n, n->first_write_userdata);
-                        if (r < 0) {
-                                node_set_error(
-                                        n, "not writing %s/%s: recording the original settings failed: %s",
-                                        n->path, attr, strerror(-r));
-                                return r;
-                        }
-                }
-                n->wrote_once = true;
-        }
-        r = fd >= 0 ? df_attr_pwrite(fd, value) : df_attr_write(n->dirfd, attr, value);
-        if (r < 0)
-                node_set_error(n, "write %s/%s: %s", n->path, attr, strerror(-r));
-        return r;
 }
 
 static int node_write_u64(struct df_node *n, int fd, const char *attr, uint64_t value) {
@@ -114,6 +71,19 @@ static int select_userspace(struct df_node *n) {
                 return 0;
         r = node_write(n, -EBADF, node_attrs(n)->governor, "userspace", false);
         return r < 0 ? r : 1;
+}
+
+int df_node_set_kernel_governor(struct df_node *n, const char *name) {
+        int r;
+
+        assert(n);
+
+        node_clear_error(n);
+        r = df_node_offers_governor(n, name);
+
+        if (r <= 0)
+                return r < 0 ? r : -EINVAL;
+        return node_write(n, -EBADF, node_attrs(n)->governor, name, false);
 }
 
 int df_node_prepare(struct df_node *n, enum df_mode mode) {

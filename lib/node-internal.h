@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* What lib/node.c, node-drive.c and node-stats.c share: the attribute names of each kind and the
- * helpers that read, convert and write. Private to those files. */
+/* What lib/node.c, node-drive.c, node-originals.c and node-stats.c share: the attribute names of
+ * each kind and the helpers that read, convert and write. Private to those files, which call one
+ * way: node-write.c at the bottom, then node.c, node-stats.c, node-originals.c, node-drive.c. */
 #pragma once
 
 #include <stdbool.h>
@@ -28,7 +29,7 @@ void node_close_kept(struct df_node *n);
  * is written as "no limit". */
 int node_write_limits(struct df_node *n, const char *min, const char *max, const char *hw_min, const char *hw_max);
 
-/* node-drive.c */
+/* node-write.c */
 /* A node's error text belongs to the call that failed: every public call starts without one. */
 _printf_(2, 3) void node_set_error(struct df_node *n, const char *fmt, ...);
 static inline void node_clear_error(struct df_node *n) {

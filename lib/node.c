@@ -443,16 +443,3 @@ int df_node_offers_governor(struct df_node *n, const char *name) {
                 return r;
         return df_word_in_list(text, name);
 }
-
-int df_node_set_kernel_governor(struct df_node *n, const char *name) {
-        int r;
-
-        assert(n);
-
-        node_clear_error(n);
-        r = df_node_offers_governor(n, name);
-
-        if (r <= 0)
-                return r < 0 ? r : -EINVAL;
-        return node_write(n, -EBADF, node_attrs(n)->governor, name, false);
-}
