@@ -68,7 +68,7 @@ is "every line is whole and in the monitor's format" "$malformed" 0
 # (a "demo: building ..." line may come first, when the fake kernel is not built yet)
 is "... and the demo's own lines too" "$(grep '^demo:' "$tmp/out" | grep -vc '^demo: building')" 5
 check "it switched to power-saver halfway" printed "  profile: power-saver (client)$"
-check "... which lowered the GPU's ceiling" printed "  gpu: MaxFrequency 800 MHz -> 400 MHz$"
+check "... which lowered the GPU's ceiling" printed "  gpu: MaxFrequency [68]00 MHz -> 400 MHz$"
 check "... and back" printed "  profile: none$"
 # The simulated GPU heats under its load: the rule trips (the 800 MHz point disabled) and releases.
 check "the hot GPU trips the thermal rule" printed "  thermal gpu-hot: gpu-thermal at [0-9.]* C, tripped, cap 600 MHz$"

@@ -150,6 +150,22 @@ find_init() {
 
 target_active() { [[ $(sctl is-active devfreqd-system-test.target 2>/dev/null) == active ]]; }
 
+# A command that fails where no case expected it (set -e would end the script with no word): a
+# not ok line naming it and where, the journal's tail when the namespace runs, and the plan.
+unexpected_failure() {
+        local status=$1 line=$2 command=$3
+        # A command substitution's failure is its caller's to judge.
+        ((BASH_SUBSHELL == 0)) || return 0
+        not_ok "unexpected failure (status $status) at ${BASH_SOURCE[1]##*/}:$line: $command"
+        if [[ -n ${init_pid:-} ]] && kill -0 "$init_pid" 2>/dev/null; then
+                inside journalctl --no-pager -n 30 2>/dev/null | sed 's/^/# journal: /' || true
+        fi
+        [[ -n ${work:-} && -s $work/console.log ]] && tail -n 10 "$work/console.log" | sed 's/^/# console: /'
+        echo "1..$tap_count"
+}
+set -E
+trap 'unexpected_failure $? $LINENO "$BASH_COMMAND"' ERR
+
 bail() {
         echo "Bail out! $*"
         [[ -s $work/init.log ]] && sed 's/^/# init: /' "$work/init.log"
