@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Atomic file replacement and record splitting for the daemon's runtime and state files. */
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -77,6 +78,8 @@ fail:
 }
 
 int read_file(const char *path, char **ret, size_t *ret_size) {
+        assert(ret);
+
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
         _cleanup_free_ char *buf = NULL;
         size_t size = 0, allocated = 0;

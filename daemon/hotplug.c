@@ -3,6 +3,7 @@
  * added, removed, onlined and offlined. Only the event's own properties are used; DEVPATH is
  * resolved under the daemon's root, never through libsystemd (that would read the host's /sys). */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +67,9 @@ static int on_uevent(sd_device_monitor *monitor, sd_device *device, void *userda
 int hotplug_start(sd_event *event, struct manager *m, sd_device_monitor **ret) {
         _cleanup_(sd_device_monitor_unrefp) sd_device_monitor *monitor = NULL;
         int r;
+
+        assert(m);
+        assert(ret);
 
         r = sd_device_monitor_new(&monitor);
         if (r >= 0)

@@ -2,6 +2,7 @@
 /* Phase one of attaching: configuration and sysfs reads turned into devices, without a single
  * write, so a broken configuration is refused before anything changes. */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -42,6 +43,10 @@ int build_device(
         struct manager_device *d;
         uint64_t current;
         int r;
+
+        assert(m);
+        assert(ret);
+        assert(errors);
 
         d = calloc(1, sizeof(*d));
         if (!d)
@@ -208,6 +213,10 @@ int build_devices(
         struct df_config_errors *errors) {
         struct built b = {};
         int r;
+
+        assert(m);
+        assert(ret);
+        assert(errors);
 
         r = build_configured(m, c, &b, errors);
         if (r >= 0 && errors->n > 0)

@@ -2,6 +2,7 @@
 /* One managed device: evaluation with foreign-writer and error handling, and the bus-facing
  * operations. Persisted choices are manager-state.c, change publication manager-publish.c. */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -40,6 +41,8 @@ struct manager_device *device_free(struct manager_device *d) {
 void device_set_error(struct manager_device *d, int level, const char *fmt, ...) {
         char raw[sizeof(d->last_error)], text[sizeof(d->last_error)];
         va_list ap;
+
+        assert(d);
 
         va_start(ap, fmt);
         vsnprintf(raw, sizeof(raw), fmt, ap);
@@ -101,6 +104,8 @@ static int device_prepare(struct manager_device *d) {
 int device_open_load(struct manager_device *d) {
         bool polls = df_device_polls(d->dev);
         int r;
+
+        assert(d);
 
         if (!polls) {
                 d->load = df_load_source_free(d->load);
@@ -189,6 +194,8 @@ void device_evaluate(struct manager_device *d, bool full_publish) {
         struct df_evaluation ev;
         int r;
 
+        assert(d);
+
         d->pending = false;
         if (d->vanished || d->offline)
                 return;
@@ -222,6 +229,8 @@ void device_evaluate(struct manager_device *d, bool full_publish) {
 void device_poll(struct manager_device *d) {
         uint64_t busy, total, duration;
         int r;
+
+        assert(d);
 
         if (d->vanished || d->offline || !d->load)
                 return;
@@ -266,6 +275,8 @@ int manager_device_add_request(
         struct manager_device *d, struct df_qos_request *req, enum df_qos_type type, uint64_t value) {
         int r = df_qos_add_request(&d->dev->qos, req, type, value);
 
+        assert(d);
+
         if (r < 0)
                 return r;
         flush(d);
@@ -275,6 +286,8 @@ int manager_device_add_request(
 int manager_device_update_request(struct manager_device *d, struct df_qos_request *req, uint64_t value) {
         int r = df_qos_update_request(req, value);
 
+        assert(d);
+
         if (r < 0)
                 return r;
         flush(d);
@@ -283,6 +296,8 @@ int manager_device_update_request(struct manager_device *d, struct df_qos_reques
 
 int manager_device_remove_request(struct manager_device *d, struct df_qos_request *req) {
         int r = df_qos_remove_request(req);
+
+        assert(d);
 
         if (r < 0)
                 return r;
@@ -300,6 +315,8 @@ static void persist(struct manager_device *d, const char *key, const char *value
 int device_switch_governor(struct manager_device *d, const struct df_governor_ops *ops) {
         const struct df_governor_ops *old = d->dev->governor.ops;
         int r;
+
+        assert(d);
 
         r = df_spec_check_governor(d->spec, ops);
         if (r < 0)
@@ -324,6 +341,8 @@ int manager_device_set_governor_kernel(struct manager_device *d, const char *nam
         char current[DF_ATTR_VALUE_MAX];
         int r;
 
+        assert(d);
+
         if (df_node_kernel_governor(d->node, current, sizeof(current)) >= 0 && streq(current, name))
                 return 0;
         if (df_node_offers_governor(d->node, name) <= 0)
@@ -342,6 +361,9 @@ int manager_device_set_governor_kernel(struct manager_device *d, const char *nam
 
 int manager_device_set_governor(struct manager_device *d, const char *name) {
         char config[DF_ATTR_VALUE_MAX + 16];
+
+        assert(d);
+
         bool override = manager_device_profile_sets(d, "governor"); /* in memory only */
         int r;
 
@@ -377,6 +399,8 @@ int manager_device_set_governor(struct manager_device *d, const char *name) {
 int manager_device_set_frequency(struct manager_device *d, uint64_t freq) {
         char value[32], config[32];
 
+        assert(d);
+
         if (d->dev->mode != DF_MODE_GOVERN || d->dev->governor.ops != &df_governor_userspace)
                 return -EOPNOTSUPP;
         df_governor_userspace_set(&d->dev->governor, freq);
@@ -392,6 +416,8 @@ int manager_device_set_tunable(struct manager_device *d, const char *name, uint3
         char key[96], v[16], buf[16];
         bool override;
         int r;
+
+        assert(d);
 
         if (d->dev->mode != DF_MODE_GOVERN)
                 return -EOPNOTSUPP;
@@ -413,6 +439,8 @@ int manager_device_set_operating_point(struct manager_device *d, uint64_t freq, 
         char key[48];
         int r;
 
+        assert(d);
+
         r = df_device_set_opp_enabled(d->dev, freq, enabled);
         if (r < 0)
                 return r;
@@ -426,6 +454,12 @@ int manager_device_get_statistics(
         struct manager_device *d, uint64_t **ret_freqs, uint64_t **ret_time_ms, uint64_t **ret_trans,
         size_t *ret_n, uint64_t *ret_total) {
         const struct df_stats *s = &d->dev->stats;
+
+        assert(d);
+        assert(ret_freqs);
+        assert(ret_time_ms);
+        assert(ret_trans);
+
         _cleanup_free_ uint64_t *freqs = NULL, *trans = NULL, *ms = NULL;
         int r;
 
@@ -452,6 +486,8 @@ int manager_device_get_statistics(
 int manager_device_reset_statistics(struct manager_device *d) {
         int r;
 
+        assert(d);
+
         if (d->dev->mode != DF_MODE_CLAMP) {
                 df_stats_reset(&d->dev->stats, now_usec());
                 return 0;
@@ -469,6 +505,8 @@ int manager_device_reset_statistics(struct manager_device *d) {
 uint64_t manager_device_current_frequency(struct manager_device *d) {
         uint64_t f;
 
+        assert(d);
+
         if (d->dev->mode == DF_MODE_GOVERN)
                 return d->dev->current;
         if (df_node_read_current(d->node, &f) < 0)
@@ -477,6 +515,8 @@ uint64_t manager_device_current_frequency(struct manager_device *d) {
 }
 
 const char *manager_device_governor(const struct manager_device *d) {
+        assert(d);
+
         if (d->dev->mode == DF_MODE_GOVERN)
                 return d->dev->governor.ops->name;
         return d->published.kernel_governor;
@@ -485,6 +525,9 @@ const char *manager_device_governor(const struct manager_device *d) {
 int manager_device_available_governors(struct manager_device *d, char ***ret, size_t *ret_n) {
         char **v = NULL;
         size_t n = 0;
+
+        assert(d);
+        assert(ret);
 
         bool clamp = d->dev->mode == DF_MODE_CLAMP;
         size_t count = clamp ? d->n_kernel_governors : df_governors_count;
@@ -500,11 +543,15 @@ int manager_device_available_governors(struct manager_device *d, char ***ret, si
 }
 
 uint64_t manager_device_polling_ms(const struct manager_device *d) {
+        assert(d);
+
         return df_device_polls(d->dev) ? d->spec->polling_usec / 1000 : 0;
 }
 
 /* Phase two of attaching: the first writes (originals recorded just before), state, evaluation. */
 int device_activate(struct manager_device *d) {
+        assert(d);
+
         d->node->first_write = node_first_write;
         d->node->first_write_userdata = d;
         d->node->dry_run = d->manager->dry_run;

@@ -3,6 +3,7 @@
  * section, or autodiscovered), one that goes is detached, policies whose CPUs went offline are left
  * alone until one is back, and after a resume whatever the firmware reset is written again. */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,9 @@ static void log_skipped(const char *name, const struct df_config_errors *e) {
 
 int manager_attach_path(struct manager *m, const char *path) {
         _cleanup_(df_config_errors_done) struct df_config_errors errors = {};
+
+        assert(m);
+
         _cleanup_free_ char *canonical = NULL;
         const struct df_config_device *cd;
         struct manager_device *d = NULL;
@@ -101,6 +105,8 @@ int manager_attach_path(struct manager *m, const char *path) {
 void manager_detach_path(struct manager *m, const char *path) {
         struct manager_device *d = find_by_path(m, path);
 
+        assert(m);
+
         if (!d || df_node_exists(d->node))
                 return;
         log_info("%s: %s went away", d->name, path);
@@ -112,6 +118,8 @@ void manager_detach_path(struct manager *m, const char *path) {
 void manager_rescan_policies(struct manager *m) {
         char **paths = NULL;
         size_t n = 0;
+
+        assert(m);
 
         if (df_node_discover(&m->root, &paths, &n) >= 0)
                 for (size_t i = 0; i < n; i++) {
@@ -172,6 +180,8 @@ static void resume_device(struct manager_device *d) {
 }
 
 void manager_resume(struct manager *m) {
+        assert(m);
+
         log_debug("Resumed from sleep: checking every device");
         for (size_t i = 0; i < m->n_devices; i++)
                 resume_device(m->devices[i]);

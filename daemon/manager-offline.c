@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The manager's work without an event loop: --check-config and --restore. */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -33,6 +34,8 @@ int manager_check_config(const struct manager_options *o, FILE *out) {
         struct manager m = { .dry_run = true, .root = { .fd = -EBADF } };
         size_t n = 0;
         int r;
+
+        assert(o);
 
         r = df_root_open(o->root, &m.root);
         if (r < 0)
@@ -102,6 +105,8 @@ int manager_restore_originals_file(const struct manager_options *o) {
         struct df_root root = { .fd = -EBADF };
         size_t failed = 0, kept = 0;
         int r;
+
+        assert(o);
 
         r = df_root_open(o->root, &root);
         if (r < 0)

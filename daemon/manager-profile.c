@@ -3,6 +3,7 @@
  * tunables take the place of the configured or persisted ones while it is active, its floors and
  * ceilings are the daemon's own requests (the bus layer holds them), and leaving it restores. */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -30,6 +31,8 @@ const char *manager_profile_source_to_string(enum manager_profile_source s) {
 }
 
 bool manager_device_profile_sets(const struct manager_device *d, const char *key) {
+        assert(d);
+
         if (streq(key, "governor"))
                 return d->profile.governor_set;
         return df_profile_sets_tunable(&d->profile, d->dev->governor.ops, key);
@@ -133,11 +136,16 @@ static void decide(struct manager *m, struct manager_device *d, struct df_profil
 void manager_profile_apply_device(struct manager *m, struct manager_device *d) {
         struct df_profile_decision dec;
 
+        assert(m);
+        assert(d);
+
         decide(m, d, &dec);
         apply(m, d, &dec);
 }
 
 void manager_profile_resync(struct manager *m) {
+        assert(m);
+
         if (!m->listener || !m->listener->profile_requests)
                 return;
         for (size_t i = 0; i < m->n_devices; i++) {
@@ -211,6 +219,8 @@ static int switch_to(struct manager *m, const char *name, enum manager_profile_s
 }
 
 int manager_set_profile(struct manager *m, const char *name, enum manager_profile_source source) {
+        assert(m);
+
         return switch_to(m, name, source, source == PROFILE_SOURCE_CLIENT);
 }
 
@@ -218,6 +228,8 @@ int manager_set_profile(struct manager *m, const char *name, enum manager_profil
 void manager_profile_start(struct manager *m) {
         const char *config = m->config->default_profile ?: "-";
         const struct state_choice *c = state_get(m->state, STATE_DEVICE, STATE_KEY);
+
+        assert(m);
 
         if (c && streq(c->config, config) && c->value[0] == '=' &&
             (!c->value[1] || df_config_find_profile(m->config, c->value + 1))) {
@@ -232,6 +244,8 @@ void manager_profile_start(struct manager *m) {
 }
 
 void manager_profile_reload(struct manager *m) {
+        assert(m);
+
         if (!m->profile)
                 return;
         if (!df_config_find_profile(m->config, m->profile)) {

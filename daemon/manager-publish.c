@@ -2,6 +2,7 @@
 /* Change publication: a snapshot of what a device publishes, compared with the last one reported,
  * tells the listener which properties changed. */
 
+#include <assert.h>
 #include <string.h>
 
 #include "manager-internal.h"
@@ -68,6 +69,8 @@ void device_publish(struct manager_device *d, bool full) {
         struct device_published now, *was = &d->published;
         const struct manager_listener *l = d->manager->listener;
         unsigned mask = 0;
+
+        assert(d);
 
         snapshot(d, &now, full);
         if (now.current != was->current)

@@ -2,6 +2,7 @@
 /* Persisted choices applied to a device at attach and reload: each unless the configuration's
  * value for its key changed since the choice was made (then the configuration wins). */
 
+#include <assert.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -93,6 +94,8 @@ static void apply_saved_points(struct manager_device *d, struct state *s) {
 /* Persisted choices: applied unless the configuration's value for the key changed since. */
 int device_apply_state(struct manager_device *d) {
         struct state *s = d->manager->state;
+
+        assert(d);
 
         apply_saved_governor(d, s);
         apply_saved_tunables(d, s);

@@ -4,6 +4,7 @@
  * of its tripped rules disables its points above it (df_device_set_thermal_cap()), evaluated again
  * like any change of its points. Caps are never persisted: a start reads the zones afresh. */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -32,6 +33,8 @@ void manager_thermal_free(struct manager *m) {
 uint64_t manager_thermal_cap_of(const struct manager *m, const char *device) {
         uint64_t cap = 0;
 
+        assert(m);
+
         for (size_t i = 0; i < m->n_rules; i++)
                 cap = df_thermal_cap_fold(cap, m->rules[i]->config, &m->rules[i]->state, device);
         return cap;
@@ -39,6 +42,9 @@ uint64_t manager_thermal_cap_of(const struct manager *m, const char *device) {
 
 /* The cap on a device about to be activated: its first evaluation already obeys it. */
 void manager_thermal_cap_device(struct manager *m, struct manager_device *d) {
+        assert(m);
+        assert(d);
+
         (void) df_device_set_thermal_cap(d->dev, manager_thermal_cap_of(m, d->name));
         d->pending = false; /* the activation evaluates */
 }
@@ -59,6 +65,8 @@ static void apply_caps(struct manager *m) {
 }
 
 void manager_thermal_changed(struct manager *m) {
+        assert(m);
+
         if (m->listener && m->listener->thermal_changed)
                 m->listener->thermal_changed(m, m->listener_userdata);
 }
@@ -143,6 +151,8 @@ static bool poll_rule(struct manager *m, struct thermal_rule *r) {
 void manager_thermal_poll(struct manager *m, struct thermal_rule **rules, size_t n) {
         bool changed = false;
 
+        assert(m);
+
         for (size_t i = 0; i < n; i++)
                 changed = poll_rule(m, rules[i]) || changed;
         if (changed)
@@ -181,6 +191,8 @@ static bool same_rule(const struct df_config_thermal *a, const struct df_config_
 bool manager_thermal_load(struct manager *m, const struct df_config *c) {
         struct thermal_rule **v = calloc(c->n_thermals ?: 1, sizeof(*v));
         bool changed = false;
+
+        assert(m);
 
         if (!v) {
                 log_oom();

@@ -2,6 +2,7 @@
 /* The manager's life: start, reload (validate everything, then swap), polling groups with one
  * timer per interval, detaching vanished devices, restoring originals. */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,6 +16,9 @@
 int manager_new(sd_event *event, const struct manager_options *o, struct manager **ret) {
         struct manager *m;
         int r;
+
+        assert(o);
+        assert(ret);
 
         m = calloc(1, sizeof(*m));
         if (!m)
@@ -78,12 +82,16 @@ struct manager *manager_free(struct manager *m) {
 }
 
 void manager_set_listener(struct manager *m, const struct manager_listener *l, void *userdata) {
+        assert(m);
+
         m->listener = l;
         m->listener_userdata = userdata;
 }
 
 struct manager_device *manager_find_device(const struct manager *m, const char *name) {
         size_t lo = 0, hi = m->n_devices;
+
+        assert(m);
 
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
@@ -173,6 +181,8 @@ static void regroup_rules(struct manager *m) {
 void manager_regroup(struct manager *m) {
         size_t kept = 0;
 
+        assert(m);
+
         for (size_t i = 0; i < m->n_groups; i++)
                 m->groups[i]->n_devices = m->groups[i]->n_rules = 0;
         regroup_rules(m);
@@ -210,6 +220,8 @@ void manager_regroup(struct manager *m) {
 
 /* Parents before children, and the children lists, over the final device list. */
 void link_passive(struct manager *m) {
+        assert(m);
+
         for (size_t i = 0; i < m->n_devices; i++) {
                 free(m->devices[i]->children);
                 m->devices[i]->children = NULL;
@@ -240,6 +252,8 @@ void link_passive(struct manager *m) {
 void record_originals(struct manager *m, struct manager_device **v, size_t n) {
         size_t before = m->originals->n, added = 0;
 
+        assert(m);
+
         if (m->dry_run)
                 return;
         for (size_t i = 0; i < n; i++) {
@@ -264,6 +278,8 @@ void record_originals(struct manager *m, struct manager_device **v, size_t n) {
 void activate_all(struct manager *m, struct manager_device **fresh, size_t n_fresh) {
         bool *done = calloc(n_fresh, sizeof(bool));
         size_t left = n_fresh;
+
+        assert(m);
 
         if (!done) {
                 log_oom();
@@ -347,6 +363,8 @@ static void remove_device(struct manager *m, struct manager_device *d, bool rest
 void manager_detach_vanished(struct manager *m) {
         size_t kept = 0, before = m->n_devices;
 
+        assert(m);
+
         for (size_t i = 0; i < m->n_devices; i++) {
                 struct manager_device *d = m->devices[i];
                 if (!d->vanished) {
@@ -374,6 +392,8 @@ static int on_detach(sd_event_source *s, void *userdata) {
 void manager_detach_vanished_later(struct manager *m) {
         bool any = false;
         int r;
+
+        assert(m);
 
         for (size_t i = 0; i < m->n_devices && !any; i++)
                 any = m->devices[i]->vanished;
@@ -464,6 +484,8 @@ int manager_start(struct manager *m) {
         struct df_config_errors errors = {};
         int r;
 
+        assert(m);
+
         r = load_and_build(m, &m->config, &m->devices, &m->n_devices, &errors);
         if (r < 0) {
                 log_errors(&errors);
@@ -538,6 +560,8 @@ int manager_reload(struct manager *m, char **ret_error) {
         bool thermal_changed;
         int r;
 
+        assert(m);
+
         r = load_and_build(m, &c, &fresh, &n_fresh, &errors);
         if (r < 0) {
                 log_error("Reloading the configuration failed; the old one stays in force:");
@@ -601,6 +625,8 @@ int manager_reload(struct manager *m, char **ret_error) {
 }
 
 int manager_restore_all(struct manager *m) {
+        assert(m);
+
         for (size_t i = 0; i < m->n_groups; i++)
                 (void) sd_event_source_set_enabled(m->groups[i]->timer, SD_EVENT_OFF);
         for (size_t i = 0; i < m->n_devices; i++)
@@ -613,6 +639,8 @@ int manager_restore_all(struct manager *m) {
 char *manager_status(const struct manager *m) {
         size_t govern = 0, polling = 0;
         char *s;
+
+        assert(m);
 
         for (size_t i = 0; i < m->n_devices; i++) {
                 govern += m->devices[i]->dev->mode == DF_MODE_GOVERN;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The originals file: one tab-separated record per node, replaced atomically on every change. */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,8 @@ static int parse_line(struct originals *o, char *line) {
 }
 
 int originals_load(const char *runtime_dir, struct originals **ret) {
+        assert(ret);
+
         _cleanup_free_ char *text = NULL;
         struct originals *o;
         unsigned lineno = 0;
@@ -151,10 +154,14 @@ static ssize_t find(struct originals *o, const char *path) {
 const struct df_originals *originals_get(struct originals *o, const char *path) {
         ssize_t i = find(o, path);
 
+        assert(o);
+
         return i < 0 ? NULL : &o->entries[i].values;
 }
 
 int originals_save(const struct originals *o) {
+        assert(o);
+
         _cleanup_free_ char *text = NULL;
         size_t size = 0;
         FILE *f;
@@ -186,6 +193,9 @@ int originals_add(struct originals *o, const char *path, const struct df_origina
         size_t before = o->n;
         int r = originals_record(o, path, values);
 
+        assert(o);
+        assert(values);
+
         if (r <= 0)
                 return r;
         r = originals_save(o);
@@ -196,6 +206,9 @@ int originals_add(struct originals *o, const char *path, const struct df_origina
 
 /* 1 when recorded, 0 when an entry exists already. */
 int originals_record(struct originals *o, const char *path, const struct df_originals *values) {
+        assert(o);
+        assert(values);
+
         if (originals_get(o, path))
                 return 0;
         if (!record_value_valid(path) || !record_value_valid(values->governor) ||
@@ -209,6 +222,8 @@ int originals_record(struct originals *o, const char *path, const struct df_orig
 }
 
 void originals_truncate(struct originals *o, size_t n) {
+        assert(o);
+
         while (o->n > n)
                 free(o->entries[--o->n].path);
         o->index_stale = true;
@@ -218,6 +233,8 @@ void originals_truncate(struct originals *o, size_t n) {
 int originals_forget(struct originals *o, const char *path) {
         ssize_t i = find(o, path);
         struct originals_entry *last;
+
+        assert(o);
 
         if (i < 0)
                 return 0;
@@ -236,5 +253,7 @@ int originals_forget(struct originals *o, const char *path) {
 }
 
 int originals_remove(struct originals *o, const char *path) {
+        assert(o);
+
         return originals_forget(o, path) > 0 ? originals_save(o) : 0;
 }

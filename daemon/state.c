@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The state file: one tab-separated record per choice, replaced atomically on every change. */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,8 @@ static int append(struct state *s, const char *device, const char *key, const ch
 }
 
 int state_load(const char *state_dir, bool read_only, struct state **ret) {
+        assert(ret);
+
         _cleanup_free_ char *text = NULL;
         struct state *s;
         unsigned lineno = 0;
@@ -99,6 +102,8 @@ struct state *state_free(struct state *s) {
 }
 
 const struct state_choice *state_get(const struct state *s, const char *device, const char *key) {
+        assert(s);
+
         for (size_t i = 0; i < s->n; i++)
                 if (streq(s->choices[i].device, device) && streq(s->choices[i].key, key))
                         return &s->choices[i];
@@ -137,6 +142,8 @@ int state_set(struct state *s, const char *device, const char *key, const char *
         struct state_choice *c = (struct state_choice *) state_get(s, device, key);
         int r;
 
+        assert(s);
+
         if (!record_value_valid(device) || !record_value_valid(key) || !record_value_valid(value) ||
             !record_value_valid(config))
                 return -EINVAL;
@@ -168,6 +175,8 @@ static bool key_matches(const char *have, const char *key) {
 }
 
 int state_forget(struct state *s, const char *device_arg, const char *key_arg) {
+        assert(s);
+
         /* The arguments may be strings of a choice this frees (a caller walking the list passes
          * the key of the entry it is looking at): compare against copies. */
         _cleanup_free_ char *device = strdup(device_arg), *key = strdup(key_arg);
