@@ -29,6 +29,9 @@ struct manager_device *device_free(struct manager_device *d) {
         df_node_free(d->node);
         df_spec_free(d->spec);
         free(d->children);
+        if (d->ended)
+                df_blame_ring_done(d->ended);
+        free(d->ended);
         free(d->bus.path);
         free(d->name);
         free(d);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <systemd/sd-event.h>
 
+#include "blame.h"
 #include "config.h"
 #include "device.h"
 #include "load.h"
@@ -171,6 +172,8 @@ struct manager_device {
                 uint64_t current_sent, current_sent_usec;
                 bool current_pending;
         } bus;
+
+        struct df_blame_ring *ended; /* the last requests that ended here, NULL before the first */
 
         struct df_profile_decision profile;  /* what the active profile sets here */
         char kernel_base[DF_ATTR_VALUE_MAX]; /* clamp: the kernel's governor before a profile set one */

@@ -65,10 +65,12 @@ is "Manager interface introspected" "$(introspect "$manager_path" "$manager_ifac
 .DryRun property b const
 .Governors property as const
 .Profiles property as emits-change
+.ThermalRules property a(ssbtx) emits-change
 .Version property s const"
 
 is "Device interface introspected" "$(introspect "$p_gpu" "$device_iface")" \
         ".AddRequest method sta{sv} o -
+.GetBlame method - a(tsussutt) -
 .GetStatistics method - atataatt -
 .ResetStatistics method - - -
 .SetFrequency method t - -
@@ -94,6 +96,7 @@ is "Device interface introspected" "$(introspect "$p_gpu" "$device_iface")" \
 .Requests property ao emits-invalidation
 .SysfsPath property s const
 .TargetFrequency property t -
+.ThermalCap property t emits-change
 .TransitionCount property t -
 .Tunables property a{su} emits-change"
 
@@ -120,7 +123,7 @@ is "Devices in ListDevices order" "$(getp "$manager_path" "$manager_iface" Devic
         "ao 4 \"$p_cpu0\" \"$p_dmc\" \"$p_gpu\" \"$p_tick\""
 managed=$(bctl call "$name" "$manager_path" org.freedesktop.DBus.ObjectManager GetManagedObjects)
 like "GetManagedObjects lists the devices with their interface" "$managed" \
-        "^a\{oa\{sa\{sv\}\}\} 4 \"$p_cpu0\" 4 .*\"$device_iface\" 21 \"Name\" s \"cpu0\" .*\"$p_tick\" 4 .*\"$device_iface\" 21 \"Name\" s \"gpu-tick\""
+        "^a\{oa\{sa\{sv\}\}\} 4 \"$p_cpu0\" 4 .*\"$device_iface\" 22 \"Name\" s \"cpu0\" .*\"$p_tick\" 4 .*\"$device_iface\" 22 \"Name\" s \"gpu-tick\""
 
 # --- Reload: a drop-in adds a device
 p_policy2=$(dev_path policy2)
@@ -388,6 +391,7 @@ is "Request interface introspected" "$(introspect "$req" "$request_iface")" \
         ".Remove method - - -
 .Update method t - -
 .ApplicationId property s const
+.BindingTime property t emits-invalidation
 .CreatedUsec property t const
 .Device property o const
 .ExpiresUsec property t const
@@ -421,7 +425,7 @@ is "and in the kernel" "$(kread $gpu/cur_freq)" "400000000"
 contains "the tree lists the request" "$(bctl tree "$name")" "$req"
 contains "GetManagedObjects lists the request" \
         "$(bctl call "$name" "$manager_path" org.freedesktop.DBus.ObjectManager GetManagedObjects)" \
-        "\"$request_iface\" 10 \"Device\" o \"$p_gpu\" \"Type\" s \"min-frequency\" \"Value\" t 400000000"
+        "\"$request_iface\" 11 \"Device\" o \"$p_gpu\" \"Type\" s \"min-frequency\" \"Value\" t 400000000"
 
 monitor_mark
 is "root Updates another client's request" "$(bctl call "$name" "$req" "$request_iface" Update t 800000000)" ""
@@ -429,7 +433,7 @@ monitor_flush
 is "Value after Update" "$(rget Value)" "800000000"
 is "QosMinFrequency after Update" "$(dget gpu QosMinFrequency)" "800000000"
 is "CurrentFrequency after Update" "$(dget gpu CurrentFrequency)" "800000000"
-is "Value emitted with its value" "$(changes "$req")" "$req $request_iface Value=800000000 | invalidated:"
+is "Value emitted with its value" "$(changes "$req")" "$req $request_iface Value=800000000 | invalidated: BindingTime"
 c=$(changes "$p_gpu")
 contains "QosMinFrequency emitted with its value" "$c" "QosMinFrequency=800000000"
 contains "CurrentFrequency emitted with its value on the request's change" "$c" "CurrentFrequency=800000000"
