@@ -81,7 +81,7 @@ static int append_row(sd_bus_message *reply, const struct blame_row *w, uint32_t
         bool shown = caller == 0 || caller == w->e.uid || w->e.daemon_own;
 
         return sd_bus_message_append(
-                reply, "(tsussutt)", w->id, df_qos_type_to_string(w->e.type), w->e.uid, strempty(w->e.unit),
+                reply, "(tsussstt)", w->id, df_qos_type_to_string(w->e.type), w->e.uid, strempty(w->e.unit),
                 shown ? strempty(w->e.command) : "", shown ? strempty(w->e.reason) : "", w->e.value,
                 w->e.binding_usec);
 }
@@ -110,7 +110,7 @@ int method_get_blame(sd_bus_message *m, void *userdata, sd_bus_error *error) {
 
         r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(tsussutt)");
+                r = sd_bus_message_open_container(reply, 'a', "(tsussstt)");
         for (size_t i = 0; r >= 0 && i < n; i++)
                 r = append_row(reply, &rows[i], caller);
         if (r >= 0)

@@ -70,7 +70,7 @@ is "Manager interface introspected" "$(introspect "$manager_path" "$manager_ifac
 
 is "Device interface introspected" "$(introspect "$p_gpu" "$device_iface")" \
         ".AddRequest method sta{sv} o -
-.GetBlame method - a(tsussutt) -
+.GetBlame method - a(tsussstt) -
 .GetStatistics method - atataatt -
 .ResetStatistics method - - -
 .SetFrequency method t - -
