@@ -120,8 +120,18 @@ like "metrics agree with status --json and stats --json" "$compare" '^[4-9] devi
 # ================================================================ the file for node_exporter
 textdir=$tmp/textfile
 mkdir "$textdir"
-run "$devfreqctl" metrics "$textdir/devfreqd.prom"
-is "metrics FILE exits 0 and prints nothing" "$rc:$out" "0:"
+# The timer's command: the unit's ExecStart=, with the built devfreqctl and the test's directory.
+unit=$top_builddir/systemd/devfreqd-metrics.service
+exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
+like "the unit writes devfreqd.prom with devfreqctl metrics" "$exec_start" '^/[^ ]*/devfreqctl metrics /[^ ]*/devfreqd\.prom$'
+read -r -a argv <<<"$exec_start"
+textfile=${argv[2]}
+argv[0]=$devfreqctl
+argv[2]=$textdir/${textfile##*/}
+run "${argv[@]}"
+is "the unit's command exits 0 and prints nothing" "$rc:$out" "0:"
+is "the timer runs it every 15 s" "$(sed -n 's/^OnUnitActiveSec=//p' "$top_srcdir/systemd/devfreqd-metrics.timer")" 15s
+check "the service has no [Install]: only the timer is enabled" eval "! grep -q '^\[Install\]' '$unit'"
 is "the file is readable by all" "$(stat -c %a "$textdir/devfreqd.prom")" 644
 is "no temporary file is left beside it" "$(ls "$textdir")" "devfreqd.prom"
 check "the file passes promtool" promtool check metrics <"$textdir/devfreqd.prom"
