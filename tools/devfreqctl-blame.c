@@ -116,7 +116,9 @@ static void format_row(const struct ctl_blame_entry *e, char cells[BLAME_COLUMNS
         else
                 snprintf(cells[3], 128, "ended");
         snprintf(cells[4], 128, "%" PRIu32 " %s", e->uid, *e->unit ? e->unit : "-");
-        if (*e->command || *e->reason)
+        if (*e->command && streq(e->command, e->reason)) /* the daemon's own: "profile NAME" */
+                snprintf(cells[5], 128, "%s", e->command);
+        else if (*e->command || *e->reason)
                 snprintf(
                         cells[5], 128, "%s%s%s", *e->command ? e->command : "-", *e->reason ? ": " : "",
                         e->reason);
