@@ -29,9 +29,7 @@ struct manager_device *device_free(struct manager_device *d) {
         df_node_free(d->node);
         df_spec_free(d->spec);
         free(d->children);
-        if (d->ended)
-                df_blame_ring_done(d->ended);
-        free(d->ended);
+        manager_blame_free(d);
         free(d->bus.path);
         free(d->name);
         free(d);

@@ -3,6 +3,7 @@
  * ended requests a device remembers, and GetBlame. */
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,9 @@ struct blame_row {
         struct df_blame_entry e;
 };
 
+/* "thermal RULE", where rows point (not in the rows: sorting moves them). */
+typedef char owner_name[80];
+
 static int row_compare(const void *a, const void *b) {
         const struct blame_row *x = a, *y = b;
 
@@ -86,9 +90,24 @@ static int append_row(sd_bus_message *reply, const struct blame_row *w, uint32_t
                 w->e.binding_usec);
 }
 
+/* A thermal rule, owner of the ceiling it set: "thermal RULE", id 0 (it is no request object). */
+static void describe_thermal(const struct thermal_blame *t, char *owner, struct blame_row *w) {
+        snprintf(owner, sizeof(owner_name), "thermal %s", t->rule);
+        w->id = 0;
+        w->e = (struct df_blame_entry){
+                .type = DF_QOS_MAX_FREQUENCY,
+                .command = owner,
+                .reason = owner,
+                .value = t->cap,
+                .binding_usec = manager_blame_thermal_time(t),
+                .daemon_own = true,
+        };
+}
+
 int method_get_blame(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_free_ struct blame_row *rows = NULL;
+        _cleanup_free_ owner_name *owners = NULL;
         struct manager_device *d = userdata;
         size_t n_ended = d->ended ? d->ended->n : 0, n = 0;
         uint32_t caller = UINT32_MAX, pid;
@@ -97,8 +116,9 @@ int method_get_blame(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         r = sender_creds(d->manager->listener_userdata, m, &caller, &pid);
         if (r < 0)
                 caller = UINT32_MAX; /* unknown: sees what anyone may */
-        rows = calloc(d->bus.n_requests + n_ended + 1, sizeof(*rows));
-        if (!rows)
+        rows = calloc(d->bus.n_requests + n_ended + d->n_thermal_blame + 1, sizeof(*rows));
+        owners = calloc(d->n_thermal_blame + 1, sizeof(*owners));
+        if (!rows || !owners)
                 return -ENOMEM;
         for (struct request *q = d->bus.requests; q; q = q->device_next, n++) {
                 rows[n].id = q->id;
@@ -106,6 +126,8 @@ int method_get_blame(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         }
         for (size_t i = 0; i < n_ended; i++, n++)
                 rows[n].e = *df_blame_ring_get(d->ended, i);
+        for (size_t i = 0; i < d->n_thermal_blame; i++, n++)
+                describe_thermal(&d->thermal_blame[i], owners[i], &rows[n]);
         qsort(rows, n, sizeof(*rows), row_compare);
 
         r = sd_bus_message_new_method_return(m, &reply);

@@ -180,9 +180,11 @@ static void print_requests(FILE *f, const struct metrics *m) {
                 }
 }
 
-/* The unit of a request's owner; the daemon's own holds are owned by "profile NAME". */
+/* The unit of a request's owner; the daemon's own holds are owned by "profile NAME" or "thermal RULE". */
 static const char *owner(const struct ctl_blame_entry *e) {
-        if (!*e->unit && e->uid == 0 && strneq(e->command, "profile ", strlen("profile ")))
+        if (!*e->unit && e->uid == 0 &&
+            (strneq(e->command, "profile ", strlen("profile ")) ||
+             strneq(e->command, "thermal ", strlen("thermal "))))
                 return e->command;
         return e->unit;
 }

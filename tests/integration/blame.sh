@@ -20,6 +20,14 @@ opp = 400MHz 900mV
 opp = 800MHz 1050mV
 
 $(dmc_clamp_section)
+
+[thermal gpu-hot]
+zone = gpu-thermal
+devices = gpu
+trip = 85C
+clear = 80C
+max-frequency = 400MHz
+poll = 50ms
 EOF
 start_strict_bus
 start_daemon
@@ -132,6 +140,24 @@ is "the ring keeps the last 64 ended requests" "$(rows 'print(sum(1 for e in r i
 is "... beside the live one" "$(rows 'print(sum(1 for e in r if e[0] != 0))')" 1
 is "... the oldest ended ones went first (B's and nobody's)" \
         "$(rows 'print(sorted(set(e[5] for e in r if e[0] == 0)))')" "['']"
+
+# ================================================================ a thermal rule owns its cap
+temp() { "$setload" --temp "$root/sys/devices/virtual/thermal/thermal_zone1/temp" "$1"; }
+cap_is() { [[ $(dget gpu ThermalCap) == "$1" ]]; }
+t4=$(now_us)
+temp 90000
+check "the rule trips" wait_until 5 cap_is 400000000
+t4b=$(now_us)
+sleep 0.6
+t5=$(now_us)
+temp 70000
+check "the rule releases" wait_until 5 cap_is 0
+t5b=$(now_us)
+rows=$(blame "${as_nobody[@]}")
+is "the rule's cap is in GetBlame, public" "$(rows 'print([(e[1], e[2], e[4], e[5], e[6]) for e in r if e[4].startswith("thermal")])')" \
+        "[('max-frequency', 0, 'thermal gpu-hot', 'thermal gpu-hot', 400000000)]"
+within "its binding time is the time it capped, within one of its polls" \
+        "$(rows 'print([e[7] for e in r if e[4] == "thermal gpu-hot"][0])')" $((t5 - t4b - 50000)) $((t5b - t4 + 50000))
 
 client_stop A
 client_stop B
