@@ -112,6 +112,21 @@ is "blame --json: the entries GetBlame has" \
         "$("$PYTHON3" -c 'import json,sys; d=json.load(sys.stdin); v=[e["binding_usec"] for e in d["entries"]]; print(d["device"], [e["reason"] for e in d["entries"]], v == sorted(v, reverse=True))' <<<"$out")" \
         "gpu ['low floor', 'high floor'] True"
 
+complete_words() {
+        (
+                PATH=$top_builddir/tools:$PATH
+                # shellcheck source=/dev/null
+                source "$top_srcdir/tools/devfreqctl.bash-completion"
+                COMP_WORDS=("$@")
+                COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+                COMPREPLY=()
+                _devfreqctl
+                echo "${COMPREPLY[*]}"
+        )
+}
+is "completion: blame and metrics" "$(complete_words devfreqctl b) $(complete_words devfreqctl m)" "blame monitor metrics"
+is "completion: blame's devices" "$(complete_words devfreqctl blame '')" "dmc gpu"
+
 # ================================================================ privacy
 client_start N "${as_nobody[@]}"
 out=$(client_cmd N add gpu max-frequency 800000000 '{"reason": ["s", "nobody reason"]}')
