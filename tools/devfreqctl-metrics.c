@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "devfreqctl.h"
+#include "escape.h"
 
 struct metrics_device {
         struct props props;
@@ -46,13 +47,7 @@ static void metrics_done(struct metrics *m) {
 /* A label value: backslash, double quote and newline escaped. */
 static void label(FILE *f, const char *name, const char *value, bool first) {
         fprintf(f, "%s%s=\"", first ? "" : ",", name);
-        for (const char *p = value ? value : ""; *p; p++)
-                if (*p == '\\' || *p == '"')
-                        fprintf(f, "\\%c", *p);
-                else if (*p == '\n')
-                        fputs("\\n", f);
-                else
-                        fputc(*p, f);
+        df_fput_label_value(f, value);
         fputc('"', f);
 }
 
