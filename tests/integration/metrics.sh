@@ -160,6 +160,26 @@ fi
 kill "$exporter_pid" && wait "$exporter_pid" 2>/dev/null || true
 untrack "$exporter_pid"
 
+# ================================================================ the unit's sandbox
+set +e
+out=$(systemd-analyze security --offline=true --no-pager "$unit" 2>&1)
+status=$?
+set -e
+if ((status != 0)) && [[ $out == *"unrecognized option"* ]]; then
+        skip "systemd-analyze security --offline needs systemd 250 or later"
+else
+        score=$(sed -n 's/.*Overall exposure level for devfreqd-metrics\.service: *\([0-9][0-9.]*\).*/\1/p' <<<"$out")
+        daemon_score=$(systemd-analyze security --offline=true --no-pager "$top_builddir/systemd/devfreqd.service" 2>&1 |
+                sed -n 's/.*Overall exposure level for devfreqd\.service: *\([0-9][0-9.]*\).*/\1/p')
+        if [[ -n $score && -n $daemon_score ]] &&
+                awk -v s="$score" -v m="$daemon_score" 'BEGIN { exit !(s + 0 <= m + 0) }'; then
+                ok "the metrics unit's exposure ($score) is at most the daemon's ($daemon_score)"
+        else
+                not_ok "the metrics unit's exposure (${score:-none}) is at most the daemon's (${daemon_score:-none})"
+                diag "$(grep '✗' <<<"$out" || true)"
+        fi
+fi
+
 client_stop A
 stop_daemon TERM
 is "devfreqd exits cleanly" "$daemon_status" "0"
