@@ -31,6 +31,7 @@ struct manager_device *device_free(struct manager_device *d) {
         df_spec_free(d->spec);
         strv_free(d->kernel_governors, d->n_kernel_governors);
         free(d->children);
+        manager_blame_free(d);
         free(d->bus.path);
         free(d->name);
         free(d);

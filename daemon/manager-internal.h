@@ -41,6 +41,11 @@ void manager_thermal_poll(struct manager *m, struct thermal_rule **rules, size_t
 void manager_thermal_changed(struct manager *m);
 void manager_thermal_free(struct manager *m);
 
+/* manager-blame.c */
+/* The device's cap is now `cap`: the rule giving it binds from now, the one before stops. */
+void manager_blame_thermal(struct manager *m, struct manager_device *d, uint64_t cap);
+void manager_blame_free(struct manager_device *d);
+
 /* manager-build.c: turn the configuration into devices without writing anything */
 int build_devices(
         struct manager *m, const struct df_config *c, struct manager_device ***ret, size_t *ret_n,

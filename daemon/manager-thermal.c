@@ -42,10 +42,14 @@ uint64_t manager_thermal_cap_of(const struct manager *m, const char *device) {
 
 /* The cap on a device about to be activated: its first evaluation already obeys it. */
 void manager_thermal_cap_device(struct manager *m, struct manager_device *d) {
+        uint64_t cap;
+
         assert(m);
         assert(d);
 
-        (void) df_device_set_thermal_cap(d->dev, manager_thermal_cap_of(m, d->name));
+        cap = manager_thermal_cap_of(m, d->name);
+        (void) df_device_set_thermal_cap(d->dev, cap);
+        manager_blame_thermal(m, d, cap);
         d->pending = false; /* the activation evaluates */
 }
 
@@ -58,6 +62,7 @@ static void apply_caps(struct manager *m) {
                 if (cap == d->dev->thermal_cap)
                         continue;
                 (void) df_device_set_thermal_cap(d->dev, cap);
+                manager_blame_thermal(m, d, cap);
                 device_evaluate(d, true);
         }
         manager_detach_vanished_later(m);

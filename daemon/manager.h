@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <systemd/sd-event.h>
 
+#include "blame.h"
 #include "config.h"
 #include "device.h"
 #include "load.h"
@@ -32,6 +33,17 @@
 struct manager;
 struct manager_device;
 struct request;
+
+/* A thermal rule's time as the cap in force on a device. */
+struct thermal_blame {
+        char *rule;
+        uint64_t cap; /* Hz, the last one it set */
+        uint64_t bound_usec;
+        uint64_t since; /* CLOCK_MONOTONIC µs, while capping */
+        bool capping;
+};
+/* Its binding time up to now. */
+uint64_t manager_blame_thermal_time(const struct thermal_blame *t);
 
 /* Published properties of a device that changed (for PropertiesChanged). */
 enum {
@@ -175,6 +187,10 @@ struct manager_device {
                 uint64_t current_sent, current_sent_usec;
                 bool current_pending;
         } bus;
+
+        struct df_blame_ring *ended;         /* the last requests that ended here, NULL before the first */
+        struct thermal_blame *thermal_blame; /* the rules that capped it (daemon/manager-blame.c) */
+        size_t n_thermal_blame;
 
         struct df_profile_decision profile;  /* what the active profile sets here */
         char kernel_base[DF_ATTR_VALUE_MAX]; /* clamp: the kernel's governor before a profile set one */

@@ -67,6 +67,9 @@ struct client {
         size_t n_pending; /* authorization checks in flight */
         uint32_t uid;     /* the connection's effective uid, once known */
         uint64_t idle;    /* when it last became idle (no requests, no checks), 0 while in use */
+        bool described;   /* command and unit were looked up (dbus/blame.c) */
+        char *command;    /* its process's command name, NULL when unknown */
+        char *unit;       /* its process's systemd unit, NULL when none */
         struct client *prev, *next;
 };
 
@@ -212,6 +215,12 @@ void request_announce(struct request *q);
 void request_drop(struct request *r, bool reevaluate);
 void requests_free_all(struct bus *b);
 int request_validate_value(struct manager_device *d, enum df_qos_type type, uint64_t value, sd_bus_error *error);
+
+/* dbus/blame.c */
+void blame_describe_client(struct client *c, uint32_t pid);
+/* A request ends: remembered in its device's ring of ended ones (after its list let it go). */
+void blame_request_ended(struct request *q);
+int method_get_blame(sd_bus_message *m, void *userdata, sd_bus_error *error);
 
 /* dbus/client.c */
 /* The sender of a peer-to-peer connection's messages (there is no broker to name it). */

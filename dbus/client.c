@@ -22,6 +22,8 @@ static void client_free(struct client *c) {
         if (c->next)
                 c->next->prev = c->prev;
         sd_bus_track_unref(c->track);
+        free(c->command);
+        free(c->unit);
         free(c->name);
         free(c);
 }

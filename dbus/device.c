@@ -563,6 +563,9 @@ const sd_bus_vtable device_vtable[] = {
                         "at", frequencies, "at", time_in_state_ms, "aat", transitions, "t", total_transitions),
                 method_get_statistics, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS(
+                "GetBlame", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(tsussstt)", entries), method_get_blame,
+                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS(
                 "ResetStatistics", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_reset_statistics,
                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,

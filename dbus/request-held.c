@@ -47,6 +47,7 @@ void held_request_drop(struct request *q) {
         (void) df_idtable_remove(&b->requests, q->id);
         request_unlink(q);
         (void) df_qos_remove_request(&q->qos);
+        blame_request_ended(q);
         b->n_held--;
         log_debug("%s: request %" PRIu64 " of %s removed", q->device->name, q->id, q->reason);
         request_free(q);

@@ -13,6 +13,7 @@
 
 #include "bus-internal.h"
 #include "logging.h"
+#include "qos-binding.h"
 #include "units.h"
 
 int request_validate_value(struct manager_device *d, enum df_qos_type type, uint64_t value, sd_bus_error *error) {
@@ -192,6 +193,7 @@ int request_add(
         if (!client)
                 return -ENOMEM;
         client->uid = uid;
+        blame_describe_client(client, pid);
 
         q = calloc(1, sizeof(*q));
         if (!q) {
@@ -303,6 +305,7 @@ void request_drop(struct request *q, bool reevaluate) {
                 device_emit_changes(b, d, DEVICE_CHANGED_REQUESTS);
         } else
                 (void) df_qos_remove_request(&q->qos);
+        blame_request_ended(q);
         log_debug("%s: request %" PRIu64 " removed", d->name, q->id);
         request_free(q);
         client_release_if_unused(client);
@@ -410,6 +413,11 @@ REQUEST_GETTER(property_get_u32) {
         return sd_bus_message_append(reply, "u", streq(property, "UID") ? q->uid : q->pid);
 }
 
+REQUEST_GETTER(property_get_binding_time) {
+        struct request *q = userdata;
+        return sd_bus_message_append(reply, "t", df_qos_binding_time(&q->qos));
+}
+
 REQUEST_GETTER(property_get_usec) {
         struct request *q = userdata;
         return sd_bus_message_append(
@@ -444,8 +452,9 @@ void request_emit_value_changed(struct request *q) {
 
         if (!value)
                 value = bus_vtable_property(request_vtable, "Value");
+        /* BindingTime grows while it binds: invalidated with each change of the value. */
         if (value)
-                (void) bus_emit_properties_changed(q->bus, q->path, IFACE_REQUEST, &value, 1, q, NULL);
+                (void) bus_emit_properties_changed(q->bus, q->path, IFACE_REQUEST, &value, 1, q, "BindingTime");
 }
 
 static int method_update(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -501,6 +510,8 @@ const sd_bus_vtable request_vtable[] = {
         SD_BUS_PROPERTY("PID", "u", property_get_u32, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("CreatedUsec", "t", property_get_usec, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("ExpiresUsec", "t", property_get_usec, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY(
+                "BindingTime", "t", property_get_binding_time, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
         SD_BUS_METHOD_WITH_ARGS(
                 "Update", SD_BUS_ARGS("t", value), SD_BUS_NO_RESULT, method_update, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS(

@@ -44,3 +44,13 @@ size_t df_escape_control(char *dst, size_t size, const char *s) {
         dst[n] = '\0';
         return n;
 }
+
+void df_fput_label_value(FILE *f, const char *s) {
+        for (; s && *s; s++)
+                if (*s == '\\' || *s == '"')
+                        fprintf(f, "\\%c", *s);
+                else if (*s == '\n')
+                        fputs("\\n", f);
+                else
+                        fputc(*s, f);
+}

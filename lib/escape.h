@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* A control character (below 0x20, or 0x7f) anywhere in s. */
 bool df_has_control(const char *s);
@@ -13,3 +14,7 @@ bool df_has_control(const char *s);
  * escape (\n, \r, \t, else \xNN); other bytes, UTF-8 included, are kept. An escape is never cut in
  * half when dst is short. The length written. */
 size_t df_escape_control(char *dst, size_t size, const char *s);
+
+/* A Prometheus label value, as the text exposition format wants it between its quotes: backslash,
+ * double quote and newline escaped (\\, \", \n), every other byte as it is. */
+void df_fput_label_value(FILE *f, const char *s);

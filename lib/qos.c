@@ -7,6 +7,7 @@
 
 #include "heap.h"
 #include "macro.h"
+#include "qos-binding.h"
 #include "qos.h"
 
 static const char *const qos_type_table[_DF_QOS_TYPE_MAX] = {
@@ -47,9 +48,11 @@ static const struct df_heap_ops qos_heap_ops[_DF_QOS_TYPE_MAX] = {
 
 void df_qos_init(struct df_qos *q) {
         *q = (struct df_qos){};
+        q->binding.clock = df_qos_binding_clock;
 }
 
 void df_qos_done(struct df_qos *q) {
+        df_qos_binding_stop(q);
         for (int t = 0; t < _DF_QOS_TYPE_MAX; t++) {
                 struct df_heap *l = &q->lists[t];
 
@@ -112,6 +115,7 @@ int df_qos_add_request(struct df_qos *q, struct df_qos_request *req, enum df_qos
                 return r;
         }
         req->qos = q;
+        df_qos_binding_settle(q, type);
         return aggregate_changed(q, type, old);
 }
 
@@ -135,6 +139,7 @@ int df_qos_update_request(struct df_qos_request *req, uint64_t value) {
         old = list_value(l, req->type);
         req->value = value;
         df_heap_fix_at(l, ops, df_heap_index(ops, req));
+        df_qos_binding_settle(req->qos, req->type);
         return aggregate_changed(req->qos, req->type, old);
 }
 
@@ -153,6 +158,7 @@ int df_qos_remove_request(struct df_qos_request *req) {
         ops = &qos_heap_ops[req->type];
         old = list_value(l, req->type);
         (void) df_heap_remove_at(l, ops, df_heap_index(ops, req));
+        df_qos_binding_settle(q, req->type);
         req->qos = NULL;
         return aggregate_changed(q, req->type, old);
 }

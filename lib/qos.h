@@ -32,15 +32,25 @@ struct df_qos_request {
         struct df_qos *qos; /* NULL while inactive */
         enum df_qos_type type;
         uint64_t value;
-        size_t heap_index; /* the list's: its place in the heap + 1, 0 while inactive */
+        size_t heap_index;   /* the list's: its place in the heap + 1, 0 while inactive */
+        uint64_t bound_usec; /* binding time credited so far (lib/qos-binding.c), kept across lists */
 };
 
 typedef void (*df_qos_notify_t)(struct df_qos *qos, enum df_qos_type type, uint64_t aggregate, void *userdata);
+
+/* Which request of each type binds (its value is the aggregate) since when (lib/qos-binding.c). */
+typedef uint64_t (*df_qos_clock_t)(void);
+struct df_qos_binding {
+        df_qos_clock_t clock; /* µs; NULL: no accounting */
+        struct df_qos_request *binder[_DF_QOS_TYPE_MAX];
+        uint64_t since[_DF_QOS_TYPE_MAX];
+};
 
 struct df_qos {
         struct df_heap lists[_DF_QOS_TYPE_MAX]; /* of struct df_qos_request, the aggregate at the top */
         df_qos_notify_t notify;
         void *notify_userdata;
+        struct df_qos_binding binding;
 };
 
 void df_qos_init(struct df_qos *q);

@@ -256,6 +256,8 @@ static const struct command {
         { "reload", 0, 0, 0, cmd_reload },
         { "profile", 0, 2, NEEDS_JSON, cmd_profile },
         { "thermal", 0, 0, NEEDS_JSON, cmd_thermal },
+        { "blame", 1, 1, NEEDS_JSON, cmd_blame },
+        { "metrics", 0, 1, 0, cmd_metrics },
 };
 
 static void help(void) {
@@ -279,10 +281,13 @@ static void help(void) {
                "  profile [NAME|none|show NAME]       the active profile and the list; switch; what\n"
                "                                      a profile sets\n"
                "  thermal                             the thermal rules, their zones and caps\n"
+               "  blame DEVICE                        who decided the device's range, longest first\n"
+               "  metrics [FILE]                      Prometheus text format, to FILE atomically\n"
                "  reload                              re-read the configuration\n\n"
                "Options:\n"
                "  --bus BUS           system (default), session, or a D-Bus address\n"
-               "  --json              JSON output (status, show, requests, stats, profile, thermal)\n"
+               "  --json              JSON output (status, show, requests, stats, profile, thermal,\n"
+               "                      blame)\n"
                "  --reason TEXT       why a request is made (request, hold)\n"
                "  --timeout DURATION  the request ends by itself after DURATION (request)\n"
                "  -h, --help          show this help\n"

@@ -142,6 +142,24 @@ int ctl_profile_line(struct ctl *c, char **ret);
 /* The same from the manager's properties read already. */
 int ctl_profile_phrase(const struct props *manager, char **ret);
 
+/* tools/devfreqctl-blame.c */
+/* One entry of GetBlame; the strings point into the reply. */
+struct ctl_blame_entry {
+        uint64_t id; /* 0: ended */
+        const char *type;
+        uint32_t uid;
+        const char *unit, *command, *reason;
+        uint64_t value, binding_usec;
+};
+int ctl_get_blame(
+        struct ctl *c, const char *path, sd_bus_error *error, sd_bus_message **ret_reply,
+        struct ctl_blame_entry **ret, size_t *ret_n);
+const char *ctl_format_human_duration(char buf[static 32], uint64_t usec);
+int cmd_blame(struct ctl *c);
+
+/* tools/devfreqctl-metrics.c */
+int cmd_metrics(struct ctl *c);
+
 /* tools/devfreqctl-monitor.c */
 int cmd_monitor(struct ctl *c);
 

@@ -70,6 +70,7 @@ is "Manager interface introspected" "$(introspect "$manager_path" "$manager_ifac
 
 is "Device interface introspected" "$(introspect "$p_gpu" "$device_iface")" \
         ".AddRequest method sta{sv} o -
+.GetBlame method - a(tsussstt) -
 .GetStatistics method - atataatt -
 .ResetStatistics method - - -
 .SetFrequency method t - -
@@ -390,6 +391,7 @@ is "Request interface introspected" "$(introspect "$req" "$request_iface")" \
         ".Remove method - - -
 .Update method t - -
 .ApplicationId property s const
+.BindingTime property t emits-invalidation
 .CreatedUsec property t const
 .Device property o const
 .ExpiresUsec property t const
@@ -423,7 +425,7 @@ is "and in the kernel" "$(kread $gpu/cur_freq)" "400000000"
 contains "the tree lists the request" "$(bctl tree "$name")" "$req"
 contains "GetManagedObjects lists the request" \
         "$(bctl call "$name" "$manager_path" org.freedesktop.DBus.ObjectManager GetManagedObjects)" \
-        "\"$request_iface\" 10 \"Device\" o \"$p_gpu\" \"Type\" s \"min-frequency\" \"Value\" t 400000000"
+        "\"$request_iface\" 11 \"Device\" o \"$p_gpu\" \"Type\" s \"min-frequency\" \"Value\" t 400000000"
 
 monitor_mark
 is "root Updates another client's request" "$(bctl call "$name" "$req" "$request_iface" Update t 800000000)" ""
@@ -431,7 +433,7 @@ monitor_flush
 is "Value after Update" "$(rget Value)" "800000000"
 is "QosMinFrequency after Update" "$(dget gpu QosMinFrequency)" "800000000"
 is "CurrentFrequency after Update" "$(dget gpu CurrentFrequency)" "800000000"
-is "Value emitted with its value" "$(changes "$req")" "$req $request_iface Value=800000000 | invalidated:"
+is "Value emitted with its value" "$(changes "$req")" "$req $request_iface Value=800000000 | invalidated: BindingTime"
 c=$(changes "$p_gpu")
 contains "QosMinFrequency emitted with its value" "$c" "QosMinFrequency=800000000"
 contains "CurrentFrequency emitted with its value on the request's change" "$c" "CurrentFrequency=800000000"

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Escaping control characters out of strings that reach a log line or a property. */
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "escape.h"
@@ -60,6 +62,32 @@ START_TEST(test_escape_all_bytes) {
 }
 END_TEST
 
+START_TEST(test_label_value) {
+        static const struct {
+                const char *in, *out;
+        } labels[] = {
+                { "", "" },
+                { "gpu", "gpu" },
+                { "dev-disk-by\\x2duuid.swap", "dev-disk-by\\\\x2duuid.swap" },
+                { "say \"hi\"", "say \\\"hi\\\"" },
+                { "two\nlines", "two\\nlines" },
+                { "tab\there", "tab\there" },
+        };
+
+        for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++) {
+                char *buf = NULL;
+                size_t size = 0;
+                FILE *f = open_memstream(&buf, &size);
+
+                ck_assert_ptr_nonnull(f);
+                df_fput_label_value(f, labels[i].in);
+                ck_assert_int_eq(fclose(f), 0);
+                ck_assert_str_eq(buf, labels[i].out);
+                free(buf);
+        }
+}
+END_TEST
+
 static Suite *escape_suite(void) {
         Suite *s = suite_create("escape");
         TCase *tc = tcase_create("escape");
@@ -67,6 +95,7 @@ static Suite *escape_suite(void) {
         tcase_add_test(tc, test_escape_cases);
         tcase_add_test(tc, test_escape_short);
         tcase_add_test(tc, test_escape_all_bytes);
+        tcase_add_test(tc, test_label_value);
         suite_add_tcase(s, tc);
         return s;
 }

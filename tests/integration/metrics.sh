@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# devfreqctl metrics: promtool finds no problem in the output of a daemon with several devices,
+# requests, a profile and a disabled point; the values agree with status --json and stats --json;
+# the file the timer's command writes (atomically) is served by a real node_exporter with only its
+# textfile collector, without a scrape error.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/bus-lib.sh"
+
+make_root
+cat >"$tmp/devfreqd.conf" <<EOF
+[daemon]
+autodiscover = yes
+
+$(gpu_userspace_section)
+initial-frequency = 400MHz
+opp = 200MHz 825mV
+opp = 400MHz 900mV
+opp = 800MHz 1050mV
+
+[profile quiet]
+gpu.max-frequency = 400MHz
+EOF
+start_bus
+start_daemon
+
+# run COMMAND...: sets out (stdout), err (stderr) and rc (exit status).
+run() {
+        set +e
+        out=$("$@" 2>"$tmp/stderr")
+        rc=$?
+        set -e
+        err=$(<"$tmp/stderr")
+}
+# sample FAMILY LABELS: the value of one sample of $metrics ("" when absent).
+cat >"$tmp/sample.py" <<'EOF'
+import sys
+name, labels = sys.argv[1], sys.argv[2]
+for line in sys.stdin:
+    if line.startswith(name + "{" + labels + "}") or (not labels and line.startswith(name + " ")):
+        print(line.rsplit(" ", 1)[1].strip())
+EOF
+sample() { "$PYTHON3" "$tmp/sample.py" "$1" "$2" <<<"$metrics"; }
+
+client_start A
+like "a request" "$(client_cmd A add gpu min-frequency 400000000 '{"reason": ["s", "floor"]}')" "^ok "
+run "$devfreqctl" profile quiet
+is "the profile set" "$rc" 0
+run "$devfreqctl" opp gpu disable 800MHz
+is "a point disabled" "$rc" 0
+
+# ================================================================ promtool
+run "$devfreqctl" metrics
+is "metrics exits 0" "$rc" 0
+metrics=$out
+promtool_out=$(promtool check metrics <<<"$metrics" 2>&1) && promtool_rc=0 || promtool_rc=$?
+is "promtool check metrics: exit 0" "$promtool_rc" 0
+is "promtool check metrics: no problem reported" "$promtool_out" ""
+for f in devfreqd_info devfreqd_device_info devfreqd_device_frequency_hertz devfreqd_device_min_frequency_hertz \
+        devfreqd_device_max_frequency_hertz devfreqd_device_thermal_cap_hertz devfreqd_device_transitions_total \
+        devfreqd_device_time_in_state_seconds_total devfreqd_device_energy_relative_total \
+        devfreqd_device_requests devfreqd_request_binding_seconds_total; do
+        check "$f has # HELP and # TYPE" grep -q "^# HELP $f .*"$'\n'"# TYPE $f " <<<"$metrics"
+done
+is "counters end in _total" "$(grep '^# TYPE .* counter$' <<<"$metrics" | grep -vc '_total counter$' || true)" 0
+is "devfreqd_info names the version and the profile" \
+        "$(grep '^devfreqd_info{' <<<"$metrics")" "devfreqd_info{version=\"$(prop_version=$(bctl get-property "$name" "$manager_path" "$manager_iface" Version); eval "echo ${prop_version#s }")\",profile=\"quiet\"} 1"
+is "the gpu's requests by type (the profile's ceiling is the daemon's own request)" \
+        "$(sample devfreqd_device_requests 'device="gpu",type="min-frequency"') $(sample devfreqd_device_requests 'device="gpu",type="max-frequency"') $(sample devfreqd_device_requests 'device="gpu",type="latency"')" \
+        "1 1 0"
+like "binding time of the profile's ceiling, owned by the profile" \
+        "$(sample devfreqd_request_binding_seconds_total 'device="gpu",type="max-frequency",unit="profile quiet"')" '^[0-9]+\.[0-9]{6}$'
+like "energy for the device with voltages" "$(sample devfreqd_device_energy_relative_total 'device="gpu"')" '^[0-9]+\.[0-9]+$'
+is "no energy for devices without voltages" "$(grep -c '^devfreqd_device_energy_relative_total{' <<<"$metrics")" 1
+
+# ================================================================ values agree with status and stats
+run "$devfreqctl" --json status
+status_json=$out
+# Time in state grows: bracketed by stats before and after.
+run "$devfreqctl" --json stats gpu
+stats_before=$out
+run "$devfreqctl" metrics
+metrics=$out
+run "$devfreqctl" --json stats gpu
+stats_after=$out
+cat >"$tmp/compare.py" <<'EOF'
+import json, re, sys
+status, before, after = (json.loads(a) for a in sys.argv[1:4])
+samples = {}
+for line in sys.stdin:
+    m = re.match(r'^(\w+)\{(.*)\} (\S+)$', line.strip())
+    if m:
+        labels = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(2)))
+        samples[(m.group(1), tuple(sorted(labels.items())))] = float(m.group(3))
+def get(name, **labels):
+    return samples.get((name, tuple(sorted(labels.items()))))
+bad = []
+for d in status:
+    n = d["Name"]
+    for family, prop in (("devfreqd_device_frequency_hertz", "CurrentFrequency"),
+                         ("devfreqd_device_min_frequency_hertz", "MinFrequency"),
+                         ("devfreqd_device_max_frequency_hertz", "MaxFrequency"),
+                         ("devfreqd_device_transitions_total", "TransitionCount")):
+        if get(family, device=n) != d[prop]:
+            bad.append(f"{n} {family}={get(family, device=n)} but {prop}={d[prop]}")
+    live = sum(get("devfreqd_device_requests", device=n, type=t) for t in ("min-frequency", "max-frequency", "latency"))
+    if live != len(d["Requests"]):
+        bad.append(f"{n}: {live} requests counted, Requests has {len(d['Requests'])}")
+    if (get("devfreqd_device_thermal_cap_hertz", device=n) or 0) != d["ThermalCap"]:
+        bad.append(f"{n}: thermal cap")
+for f, lo, hi in zip(before["frequencies"], before["time_in_state_ms"], after["time_in_state_ms"]):
+    v = get("devfreqd_device_time_in_state_seconds_total", device="gpu", frequency_hertz=str(f))
+    if v is None or not lo / 1000 <= v <= hi / 1000:
+        bad.append(f"gpu time at {f}: {v} not within [{lo / 1000}, {hi / 1000}]")
+print(f"{len(status)} devices; " + ("; ".join(bad) if bad else "all agree"))
+EOF
+compare=$("$PYTHON3" "$tmp/compare.py" "$status_json" "$stats_before" "$stats_after" <<<"$metrics")
+like "metrics agree with status --json and stats --json" "$compare" '^[4-9] devices; all agree$'
+
+# ================================================================ the file for node_exporter
+textdir=$tmp/textfile
+mkdir "$textdir"
+# The timer's command: the unit's ExecStart=, with the built devfreqctl and the test's directory.
+unit=$top_builddir/systemd/devfreqd-metrics.service
+exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
+like "the unit writes devfreqd.prom with devfreqctl metrics" "$exec_start" '^/[^ ]*/devfreqctl metrics /[^ ]*/devfreqd\.prom$'
+read -r -a argv <<<"$exec_start"
+textfile=${argv[2]}
+argv[0]=$devfreqctl
+argv[2]=$textdir/${textfile##*/}
+run "${argv[@]}"
+is "the unit's command exits 0 and prints nothing" "$rc:$out" "0:"
+is "the timer runs it every 15 s" "$(sed -n 's/^OnUnitActiveSec=//p' "$top_srcdir/systemd/devfreqd-metrics.timer")" 15s
+check "the service has no [Install]: only the timer is enabled" eval "! grep -q '^\[Install\]' '$unit'"
+is "the file is readable by all" "$(stat -c %a "$textdir/devfreqd.prom")" 644
+is "no temporary file is left beside it" "$(ls "$textdir")" "devfreqd.prom"
+check "the file passes promtool" promtool check metrics <"$textdir/devfreqd.prom"
+run "$devfreqctl" metrics "$tmp/no-such-dir/devfreqd.prom"
+is "an unwritable directory: exit 1" "$rc" 1
+like "... with one line naming the file" "$err" "^devfreqctl: $tmp/no-such-dir/devfreqd.prom: "
+
+port=$("$PYTHON3" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+prometheus-node-exporter --collector.disable-defaults --collector.textfile \
+        --collector.textfile.directory="$textdir" --web.listen-address="127.0.0.1:$port" \
+        >"$tmp/node-exporter.log" 2>&1 &
+exporter_pid=$!
+track "$exporter_pid"
+scrape() { curl -sf "http://127.0.0.1:$port/metrics" >"$tmp/scrape" 2>/dev/null; }
+if wait_until 20 scrape; then
+        scraped=$(<"$tmp/scrape")
+        is "node_exporter: no textfile scrape error" "$(grep '^node_textfile_scrape_error ' <<<"$scraped")" \
+                "node_textfile_scrape_error 0"
+        contains "node_exporter serves devfreqd_info" "$scraped" "devfreqd_info{profile=\"quiet\",version="
+        like "node_exporter serves the gpu's frequency" "$scraped" $'\ndevfreqd_device_frequency_hertz\\{device="gpu"\\} 4e\\+08\n'
+        contains "node_exporter knows the file" "$scraped" "node_textfile_mtime_seconds{file=\""
+else
+        not_ok "node_exporter answers on port $port"
+        diag "$(tail -n 20 "$tmp/node-exporter.log")"
+fi
+kill "$exporter_pid" && wait "$exporter_pid" 2>/dev/null || true
+untrack "$exporter_pid"
+
+# ================================================================ the unit's sandbox
+set +e
+out=$(systemd-analyze security --offline=true --no-pager "$unit" 2>&1)
+status=$?
+set -e
+if ((status != 0)) && [[ $out == *"unrecognized option"* ]]; then
+        skip "systemd-analyze security --offline needs systemd 250 or later"
+else
+        score=$(sed -n 's/.*Overall exposure level for devfreqd-metrics\.service: *\([0-9][0-9.]*\).*/\1/p' <<<"$out")
+        daemon_score=$(systemd-analyze security --offline=true --no-pager "$top_builddir/systemd/devfreqd.service" 2>&1 |
+                sed -n 's/.*Overall exposure level for devfreqd\.service: *\([0-9][0-9.]*\).*/\1/p')
+        if [[ -n $score && -n $daemon_score ]] &&
+                awk -v s="$score" -v m="$daemon_score" 'BEGIN { exit !(s + 0 <= m + 0) }'; then
+                ok "the metrics unit's exposure ($score) is at most the daemon's ($daemon_score)"
+        else
+                not_ok "the metrics unit's exposure (${score:-none}) is at most the daemon's (${daemon_score:-none})"
+                diag "$(grep '✗' <<<"$out" || true)"
+        fi
+fi
+
+client_stop A
+stop_daemon TERM
+is "devfreqd exits cleanly" "$daemon_status" "0"
+tap_done

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Binding time of QoS requests on a fake clock (credited when the top of a list changes: add,
+ * update, remove, moves between lists, the end of the lists) and the ring of ended requests. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blame.h"
+#include "macro.h"
+#include "qos-binding.h"
+#include "qos.h"
+#include "test-helpers.h"
+
+#define MHZ UINT64_C(1000000)
+
+static uint64_t fake_now;
+static unsigned clock_reads;
+
+static uint64_t fake_clock(void) {
+        clock_reads++;
+        return fake_now;
+}
+
+static void setup(struct df_qos *q) {
+        fake_now = 1000;
+        clock_reads = 0;
+        df_qos_init(q);
+        df_qos_set_clock(q, fake_clock);
+}
+
+START_TEST(test_two_floors) {
+        struct df_qos q;
+        struct df_qos_request low = {}, high = {};
+
+        setup(&q);
+        ck_assert_int_eq(df_qos_add_request(&q, &low, DF_QOS_MIN_FREQUENCY, 400 * MHZ), 1);
+        fake_now += 500;
+        ck_assert(df_qos_request_binds(&low));
+        ck_assert_uint_eq(df_qos_binding_time(&low), 500);
+        ck_assert_int_eq(df_qos_add_request(&q, &high, DF_QOS_MIN_FREQUENCY, 600 * MHZ), 1);
+        ck_assert(!df_qos_request_binds(&low));
+        fake_now += 2000;
+        ck_assert_uint_eq(df_qos_binding_time(&low), 500);
+        ck_assert_uint_eq(df_qos_binding_time(&high), 2000);
+        ck_assert_int_eq(df_qos_remove_request(&high), 1);
+        ck_assert_uint_eq(high.bound_usec, 2000); /* final once it ended */
+        fake_now += 300;
+        ck_assert_uint_eq(df_qos_binding_time(&low), 800);
+        ck_assert_uint_eq(df_qos_binding_time(&high), 2000);
+        df_qos_done(&q);
+        ck_assert_uint_eq(low.bound_usec, 800);
+}
+END_TEST
+
+START_TEST(test_update_moves_the_top) {
+        struct df_qos q;
+        struct df_qos_request a = {}, b = {};
+
+        setup(&q);
+        ck_assert_int_ge(df_qos_add_request(&q, &a, DF_QOS_MAX_FREQUENCY, 800 * MHZ), 0);
+        ck_assert_int_ge(df_qos_add_request(&q, &b, DF_QOS_MAX_FREQUENCY, 600 * MHZ), 0);
+        fake_now += 100;
+        ck_assert(df_qos_request_binds(&b)); /* the smallest ceiling */
+        ck_assert_int_ge(df_qos_update_request(&b, 900 * MHZ), 0);
+        fake_now += 40;
+        ck_assert_uint_eq(df_qos_binding_time(&b), 100);
+        ck_assert_uint_eq(df_qos_binding_time(&a), 40);
+        /* Another type is another list: a latency request binds on its own. */
+        struct df_qos_request l = {};
+        ck_assert_int_ge(df_qos_add_request(&q, &l, DF_QOS_LATENCY, 100), 0);
+        fake_now += 10;
+        ck_assert_uint_eq(df_qos_binding_time(&l), 10);
+        ck_assert_uint_eq(df_qos_binding_time(&a), 50);
+        df_qos_done(&q);
+}
+END_TEST
+
+START_TEST(test_moved_between_lists) {
+        struct df_qos from, to;
+        struct df_qos_request r = {};
+
+        setup(&from);
+        df_qos_init(&to);
+        df_qos_set_clock(&to, fake_clock);
+        ck_assert_int_ge(df_qos_add_request(&from, &r, DF_QOS_MIN_FREQUENCY, 400 * MHZ), 0);
+        fake_now += 70;
+        ck_assert_int_ge(df_qos_remove_request(&r), 0);
+        ck_assert_int_ge(df_qos_add_request(&to, &r, DF_QOS_MIN_FREQUENCY, 400 * MHZ), 0);
+        fake_now += 30;
+        ck_assert_uint_eq(df_qos_binding_time(&r), 100);
+        df_qos_done(&from);
+        df_qos_done(&to);
+}
+END_TEST
+
+START_TEST(test_no_clock_reads_without_a_change_of_top) {
+        struct df_qos q;
+        struct df_qos_request top = {}, below = {};
+
+        setup(&q);
+        ck_assert_int_ge(df_qos_add_request(&q, &top, DF_QOS_MIN_FREQUENCY, 800 * MHZ), 0);
+        clock_reads = 0;
+        ck_assert_int_ge(df_qos_add_request(&q, &below, DF_QOS_MIN_FREQUENCY, 200 * MHZ), 0);
+        ck_assert_int_ge(df_qos_update_request(&below, 300 * MHZ), 0);
+        ck_assert_int_ge(df_qos_remove_request(&below), 0);
+        ck_assert_uint_eq(clock_reads, 0);
+        df_qos_done(&q);
+}
+END_TEST
+
+START_TEST(test_ring_keeps_64) {
+        struct df_blame_ring r = {};
+        char reason[32], command[] = "cmd";
+
+        for (unsigned i = 0; i < 70; i++) {
+                snprintf(reason, sizeof(reason), "r%u", i);
+                struct df_blame_entry e = {
+                        .type = DF_QOS_MIN_FREQUENCY,
+                        .uid = i,
+                        .command = command,
+                        .reason = reason,
+                        .value = i,
+                        .binding_usec = i,
+                };
+                ck_assert_int_eq(df_blame_ring_push(&r, &e), 0);
+                ck_assert_uint_eq(r.n, MIN(i + 1, (unsigned) DF_BLAME_ENDED_MAX));
+        }
+        ck_assert_uint_eq(r.n, 64);
+        ck_assert_uint_eq(r.ended, 70);
+        ck_assert_str_eq(df_blame_ring_get(&r, 0)->reason, "r6");
+        ck_assert_str_eq(df_blame_ring_get(&r, 63)->reason, "r69");
+        ck_assert_str_eq(df_blame_ring_get(&r, 63)->unit, ""); /* NULL comes back empty */
+        ck_assert_ptr_null(df_blame_ring_get(&r, 64));
+        df_blame_ring_done(&r);
+        ck_assert_uint_eq(r.n, 0);
+}
+END_TEST
+
+static Suite *blame_suite(void) {
+        Suite *s = suite_create("blame");
+        TCase *tc = tcase_create("binding");
+
+        tcase_add_test(tc, test_two_floors);
+        tcase_add_test(tc, test_update_moves_the_top);
+        tcase_add_test(tc, test_moved_between_lists);
+        tcase_add_test(tc, test_no_clock_reads_without_a_change_of_top);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("ring");
+        tcase_add_test(tc, test_ring_keeps_64);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return df_test_run(blame_suite());
+}
