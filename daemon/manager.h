@@ -183,7 +183,7 @@ struct manager_device {
                 bool announced;   /* InterfacesAdded was sent (or it predates the bus name) */
                 bool in_batch;    /* its changes wait for the open change batch */
                 unsigned changes; /* what changed meanwhile: DEVICE_CHANGED_* */
-                /* CurrentFrequency changes found by polling, coalesced (dbus/device-changes.c) */
+                /* CurrentFrequency changes found by polling, coalesced (dbus/bus-device-changes.c) */
                 uint64_t current_sent, current_sent_usec;
                 bool current_pending;
         } bus;

@@ -22,7 +22,7 @@
 #define REQUEST_STRING_MAX 256
 #define CURRENT_FREQUENCY_COALESCE_USEC UINT64_C(100000)
 #define PENDING_CHECKS_MAX 64
-/* Large reads waiting (dbus/large-reads.c): per connection, per uid, in all. */
+/* Large reads waiting (dbus/bus-large-reads.c): per connection, per uid, in all. */
 #define LARGE_READS_PER_CONNECTION 2u
 #define LARGE_READS_PER_USER 4u
 #define LARGE_READS_MAX 16u
@@ -67,7 +67,7 @@ struct client {
         size_t n_pending; /* authorization checks in flight */
         uint32_t uid;     /* the connection's effective uid, once known */
         uint64_t idle;    /* when it last became idle (no requests, no checks), 0 while in use */
-        bool described;   /* command and unit were looked up (dbus/blame.c) */
+        bool described;   /* command and unit were looked up (dbus/bus-blame.c) */
         char *command;    /* its process's command name, NULL when unknown */
         char *unit;       /* its process's systemd unit, NULL when none */
         struct client *prev, *next;
@@ -150,7 +150,7 @@ struct bus {
         size_t n_checks;
 };
 
-/* vtables (dbus/manager.c, dbus/device.c, dbus/request.c, dbus/logcontrol.c) */
+/* vtables (dbus/bus-manager.c, dbus/bus-device.c, dbus/bus-request.c, dbus/bus-logcontrol.c) */
 extern const sd_bus_vtable manager_vtable[];
 extern const sd_bus_vtable device_vtable[];
 extern const sd_bus_vtable request_vtable[];
@@ -164,11 +164,11 @@ int request_object_find(
         sd_bus_error *error);
 int request_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error);
 
-/* dbus/device.c: forget the bus's bookkeeping of a device (the bus goes; the device stays). */
+/* dbus/bus-device.c: forget the bus's bookkeeping of a device (the bus goes; the device stays). */
 void device_bus_reset(struct manager_device *d);
 
 /*
- * dbus/device-changes.c: one change batch per call. Between bus_batch_begin() and
+ * dbus/bus-device-changes.c: one change batch per call. Between bus_batch_begin() and
  * bus_batch_commit() (they nest; the outermost commit sends), the signals a call causes wait: first
  * its other signals in the order they were made (bus_send_signal()), then one PropertiesChanged
  * per device that changed, with everything that changed in it (Requests invalidated). Request
@@ -188,19 +188,19 @@ int bus_send_signal(struct bus *b, sd_bus_message *m);
 /* Report a DEVICE_CHANGED_* mask of a device: sent, queued in the batch, or held back. */
 void device_emit_changes(struct bus *b, struct manager_device *d, unsigned mask);
 
-/* dbus/request-table.c: the leases' timer */
+/* dbus/bus-request-table.c: the leases' timer */
 int request_lease_add(struct bus *b, struct request *q);
 void request_lease_remove(struct bus *b, struct request *q);
 void request_leases_free(struct bus *b);
 
-/* dbus/request-held.c: the daemon's own requests, for the active profile's floors and ceilings */
+/* dbus/bus-request-held.c: the daemon's own requests, for the active profile's floors and ceilings */
 void held_requests_sync(struct manager *m, struct manager_device *d, void *userdata);
 bool request_is_held(const struct request *q);
 /* Drop one (its device goes, or the bus does). */
 void held_request_drop(struct request *q);
 void held_requests_free(struct bus *b);
 
-/* dbus/request.c */
+/* dbus/bus-request.c */
 void request_link(struct request *q);
 void request_unlink(struct request *q);
 struct request *request_free(struct request *q);
@@ -216,13 +216,13 @@ void request_drop(struct request *r, bool reevaluate);
 void requests_free_all(struct bus *b);
 int request_validate_value(struct manager_device *d, enum df_qos_type type, uint64_t value, sd_bus_error *error);
 
-/* dbus/blame.c */
+/* dbus/bus-blame.c */
 void blame_describe_client(struct client *c, uint32_t pid);
 /* A request ends: remembered in its device's ring of ended ones (after its list let it go). */
 void blame_request_ended(struct request *q);
 int method_get_blame(sd_bus_message *m, void *userdata, sd_bus_error *error);
 
-/* dbus/client.c */
+/* dbus/bus-client.c */
 /* The sender of a peer-to-peer connection's messages (there is no broker to name it). */
 #define PEER_SENDER ""
 const char *message_sender(sd_bus_message *m);
@@ -233,7 +233,7 @@ size_t user_requests(struct bus *b, uint32_t uid);
 int sender_creds(struct bus *b, sd_bus_message *m, uint32_t *ret_euid, uint32_t *ret_pid);
 void clients_free_all(struct bus *b);
 
-/* dbus/authorize.c: 1 authorized, 0 in progress (the method runs again when polkit answers, the
+/* dbus/bus-authorize.c: 1 authorized, 0 in progress (the method runs again when polkit answers, the
  * handler must return 1 without replying), negative with `error` set when denied. */
 int bus_authorize(struct bus *b, sd_bus_message *m, const char *action, sd_bus_error *error);
 int polkit_watch_start(struct bus *b);
@@ -241,7 +241,7 @@ void auth_checks_cancel_client(struct bus *b, const char *name);
 void auth_checks_free_all(struct bus *b);
 
 /*
- * dbus/senders.c: who may send the signals devfreqd listens to. A handler of a bus driver's signal
+ * dbus/bus-senders.c: who may send the signals devfreqd listens to. A handler of a bus driver's signal
  * asks signal_from_driver(); a handler of a service's signal asks signal_from_owner() with the
  * watch of the service's name. Both drop the signal, with a rate-limited debug line, when its
  * sender is not the one. senders_filter_start() drops forged bus-driver signals before any match
@@ -258,19 +258,19 @@ int name_watch_new(
 const char *name_watch_owner(const struct name_watch *w);
 struct name_watch *name_watch_free(struct name_watch *w);
 
-/* dbus/large-reads.c: GetManagedObjects and Introspect from callers other than root wait for a
+/* dbus/bus-large-reads.c: GetManagedObjects and Introspect from callers other than root wait for a
  * moment when nothing else does, within a share per connection and per uid. */
 int large_reads_start(struct bus *b);
 void large_reads_free(struct bus *b);
 
-/* dbus/logind.c */
+/* dbus/bus-logind.c */
 int logind_watch_start(struct bus *b);
 
-/* dbus/manager.c */
+/* dbus/bus-manager.c */
 void manager_emit_profile_changed(struct manager *m, void *userdata);
 void manager_emit_thermal_changed(struct manager *m, void *userdata);
 
-/* dbus/power-profiles.c: following power-profiles-daemon's ActiveProfile */
+/* dbus/bus-power-profiles.c: following power-profiles-daemon's ActiveProfile */
 int power_profiles_start(struct bus *b);
 void power_profiles_free(struct bus *b);
 
