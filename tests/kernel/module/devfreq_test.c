@@ -101,10 +101,10 @@ static int td_target(struct device *dev, unsigned long *freq, u32 flags)
 
 	if (!td)
 		return -ENODEV;
+	/* As drivers do; it leaves the chosen point's frequency in *freq. */
 	opp = devfreq_recommended_opp(dev, freq, flags);
 	if (IS_ERR(opp))
 		return PTR_ERR(opp);
-	*freq = dev_pm_opp_get_freq(opp);
 	dev_pm_opp_put(opp);
 
 	mutex_lock(&td->lock);

@@ -1,0 +1,141 @@
+#!/bin/bash
+# The cases of the kernel tier, run in its guest (tests/kernel/run): the host's root filesystem
+# read-only, /tmp, /run and /var in memory, the distribution's kernel, tests/kernel/module loaded.
+# Every TAP line goes to the console prefixed with "KTAP ".
+set -u
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+devfreqd=$top_builddir/daemon/devfreqd
+devfreqctl=$top_builddir/tools/devfreqctl
+replay=$top_builddir/tools/devfreq-replay
+dbg=/sys/kernel/debug/devfreq_test
+tmp=/tmp/kernel-tier
+mkdir -p "$tmp/conf.d" "$tmp/run" "$tmp/state"
+n=0
+pids=()
+
+say() { echo "KTAP $*"; }
+diag() { sed 's/^/KTAP # /'; }
+ok() { n=$((n + 1)); say "ok $n - $1"; }
+not_ok() { n=$((n + 1)); say "not ok $n - $1"; }
+is() {
+        if [[ $2 == "$3" ]]; then
+                ok "$1"
+        else
+                not_ok "$1"
+                printf 'got:      %s\nexpected: %s\n' "$2" "$3" | diag
+        fi
+}
+check() {
+        local what=$1 out
+        shift
+        if out=$("$@" 2>&1); then
+                ok "$what"
+        else
+                not_ok "$what"
+                { echo "failed: $*"; tail -n 15 <<<"$out"; } | diag
+        fi
+}
+wait_until() {
+        local end=$((SECONDS + $1))
+        shift
+        until "$@"; do
+                ((SECONDS >= end)) && return 1
+                sleep 0.1
+        done
+}
+finish() {
+        local p
+        for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+        say "1..$n"
+        exit 0
+}
+
+# The sanitizer build: its runtime must work here, or every case would fail for that alone.
+if ! out=$("$devfreqd" --version 2>&1); then
+        say "1..0 # SKIP the build's devfreqd does not run in the guest (sanitizer runtime?): $(head -n1 <<<"$out")"
+        exit 0
+fi
+
+# =============================================================== the module on the kernel's devfreq
+modprobe governor_simpleondemand 2>&1 | diag
+if ! out=$(insmod "$top_builddir/tests/kernel/module-build/devfreq_test.ko" polling_ms=20 2>&1); then
+        not_ok "the test module loads"
+        diag <<<"$out"
+        finish
+fi
+node_of() { # the devfreq class node whose parent is the platform device $1
+        local d
+        for d in /sys/class/devfreq/*; do
+                [[ $(basename "$(readlink -f "$d/device")") == "$1" ]] && { echo "$d"; return 0; }
+        done
+        return 1
+}
+gpu=$(node_of dftest-gpu) && dmc=$(node_of dftest-dmc)
+is "the module registers two devfreq devices on simple_ondemand" \
+        "$(cat "$gpu/governor" "$dmc/governor" 2>&1 | tr '\n' ' ')" "simple_ondemand simple_ondemand "
+is "... with the OPP tables it added (in Hz)" "$(cat "$gpu/available_frequencies" "$dmc/available_frequencies" | tr -s ' \n' ' ')" \
+        "200000000 300000000 400000000 600000000 800000000 166000000 333000000 533000000 800000000 "
+
+# =============================================================== the oracle
+# A load sequence of 240 samples: zero totals, saturation, busy above total, totals beyond 2^24
+# (simple_ondemand shifts both by 7), loads in the keep band and far below, from a fixed LCG.
+gen_load() {
+        awk -v seed="$1" 'BEGIN {
+                s = seed
+                for (i = 0; i < 240; i++) {
+                        s = (s * 1103515245 + 12345) % 2147483648
+                        r = int(s / 65536) % 100
+                        k = i % 12
+                        if (k == 0) print "0 0"
+                        else if (k == 3) print "100 100"
+                        else if (k == 5) print "120 100"
+                        else if (k == 7) printf "%d %d\n", r * 200000 + 5, 20000000
+                        else if (k == 9) printf "%d %d\n", (r % 20) + 80, 100
+                        else printf "%d %d\n", r, 100
+                }
+        }'
+}
+oracle_start() { # NAME SEED: forget the targets, note where it starts, feed the script
+        local name=$1 node=$2
+        echo clear >"$dbg/$name/targets"
+        cat "$node/cur_freq" >"$tmp/$name.initial"
+        cat "$dbg/$name/consumed" >"$tmp/$name.c0"
+        gen_load "$3" >"$tmp/$name.load"
+        cat "$tmp/$name.load" >"$dbg/$name/script"
+}
+script_done() { [[ $(cat "$dbg/$1/script") == 0 ]]; }
+oracle_check() { # NAME NODE UPTHRESHOLD DOWNDIFFERENTIAL
+        local name=$1 node=$2 c0 table
+        if ! wait_until 60 script_done "$name"; then
+                not_ok "oracle $name: the kernel consumed the script"
+                echo "left: $(cat "$dbg/$name/script")" | diag
+                return
+        fi
+        c0=$(cat "$tmp/$name.c0")
+        awk -v c0="$c0" '{ print $1 - c0, $2 }' "$dbg/$name/targets" >"$tmp/$name.kernel"
+        is "oracle $name: one target() per sample, in order" "$(cut -d' ' -f1 "$tmp/$name.kernel" | tr '\n' ' ')" \
+                "$(seq -s ' ' 1 "$(wc -l <"$tmp/$name.load")") "
+        table=$(tr -s ' \n' ',' <"$node/available_frequencies" | sed 's/,$//')
+        if ! tr ' ' ',' <"$tmp/$name.load" | "$replay" --opp "$table" --governor simple_ondemand \
+                --tunable "upthreshold=$3" --tunable "downdifferential=$4" \
+                --initial "$(cat "$tmp/$name.initial")" - >"$tmp/$name.replay" 2>&1; then
+                not_ok "oracle $name: devfreq-replay runs"
+                tail -n 5 "$tmp/$name.replay" | diag
+                return
+        fi
+        tail -n +2 "$tmp/$name.replay" | cut -d, -f5 >"$tmp/$name.replayed"
+        cut -d' ' -f2 "$tmp/$name.kernel" >"$tmp/$name.chosen"
+        if cmp -s "$tmp/$name.replayed" "$tmp/$name.chosen"; then
+                ok "oracle $name (upthreshold $3, downdifferential $4): devfreq-replay chooses the kernel's $(wc -l <"$tmp/$name.chosen") frequencies"
+        else
+                not_ok "oracle $name (upthreshold $3, downdifferential $4): devfreq-replay chooses the kernel's frequencies"
+                paste -d' ' <(tail -n +2 "$tmp/$name.replay") "$tmp/$name.chosen" | awk '{ split($1, a, ","); if (a[5] != $2) print NR ": sample,current,governor,replay=" $1 " kernel=" $2 }' |
+                        head -n 10 | diag
+        fi
+}
+oracle_start dftest-gpu "$gpu" 7
+oracle_start dftest-dmc "$dmc" 11
+oracle_check dftest-gpu "$gpu" 90 5
+oracle_check dftest-dmc "$dmc" 70 15
+
+finish
