@@ -138,4 +138,125 @@ oracle_start dftest-dmc "$dmc" 11
 oracle_check dftest-gpu "$gpu" 90 5
 oracle_check dftest-dmc "$dmc" 70 15
 
+# =============================================================== autodiscovery
+cat >"$tmp/devfreqd.conf" <<EOC
+[daemon]
+autodiscover = yes
+EOC
+args=(--root / --config "$tmp/devfreqd.conf" --config-dir "$tmp/conf.d")
+out=$("$devfreqd" --check-config "${args[@]}" 2>&1)
+block() { # the lines of one device in --check-config's output
+        awk -v d="$1" '/^[^ ]/ { on = ($0 == d) } on' <<<"$out"
+}
+if [[ $out == *"2 devices, configuration OK"* ]]; then
+        ok "devfreqd --check-config autodiscovers the module's two devices"
+else
+        not_ok "devfreqd --check-config autodiscovers the module's two devices"
+        diag <<<"$out"
+fi
+is "... the GPU's table, in the kernel's Hz read right" "$(block dftest-gpu | grep points: | tr -s ' ')" \
+        " points: 200 MHz, 300 MHz, 400 MHz, 600 MHz, 800 MHz"
+is "... the DMC's table" "$(block dftest-dmc | grep points: | tr -s ' ')" " points: 166 MHz, 333 MHz, 533 MHz, 800 MHz"
+is "... both in clamp mode under the kernel's governor" "$(grep -c '^  mode: *clamp' <<<"$out")" 2
+
+# =============================================================== clamp mode on the kernel's governor
+cat >"$tmp/bus.conf" <<EOC
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path=$tmp/bus.socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+    <allow user="*"/>
+  </policy>
+</busconfig>
+EOC
+dbus-daemon --config-file="$tmp/bus.conf" --nofork --nopidfile --print-address=3 3>"$tmp/bus.address" 2>"$tmp/bus.log" &
+pids+=($!)
+wait_until 10 test -s "$tmp/bus.address" || { not_ok "a private dbus-daemon starts"; finish; }
+bus=$(head -n1 "$tmp/bus.address")
+export DBUS_SYSTEM_BUS_ADDRESS=$bus
+start_daemon() {
+        "$devfreqd" "${args[@]}" --bus "$bus" --runtime-dir "$tmp/run" --state-dir "$tmp/state" \
+                --log-level debug >>"$tmp/daemon.log" 2>&1 &
+        daemon_pid=$!
+        pids+=($daemon_pid)
+        wait_until 20 "$devfreqctl" status >/dev/null 2>&1
+}
+stop_daemon() {
+        kill "$daemon_pid" 2>/dev/null
+        wait "$daemon_pid"
+}
+orig_min=$(cat "$gpu/min_freq") orig_max=$(cat "$gpu/max_freq")
+if ! start_daemon; then
+        not_ok "devfreqd starts on the real kernel"
+        tail -n 20 "$tmp/daemon.log" "$tmp/bus.log" | diag
+        finish
+fi
+ok "devfreqd starts on the real kernel and answers on the bus"
+"$devfreqctl" status 2>&1 | diag
+
+feed() { # NAME COUNT BUSY: COUNT samples of BUSY%, then wait until the kernel has taken them
+        local i
+        for ((i = 0; i < $2; i++)); do echo "$3 100"; done >"$tmp/feed"
+        cat "$tmp/feed" >"$dbg/$1/script"
+        wait_until 20 script_done "$1"
+}
+hold() { # DEVICE min|max VALUE: a request held until release
+        rm -f "$tmp/release"
+        "$devfreqctl" hold "$1" "$2" "$3" -- bash -c "until [ -e $tmp/release ]; do sleep 0.1; done" \
+                >"$tmp/hold.log" 2>&1 &
+        hold_pid=$!
+        pids+=($hold_pid)
+}
+release() {
+        touch "$tmp/release"
+        wait "$hold_pid"
+}
+attr_is() { [[ $(cat "$1") == "$2" ]]; }
+below() { awk -v f="$1" '$2 < f' "$dbg/dftest-gpu/targets" | wc -l; }
+
+echo clear >"$dbg/dftest-gpu/targets"
+hold dftest-gpu min 600MHz
+check "clamp: a min-frequency request of 600 MHz raises the kernel's effective floor" \
+        wait_until 10 attr_is "$gpu/min_freq" 600000000
+feed dftest-gpu 30 5
+is "... simple_ondemand, asked for the lowest point 30 times, chooses nothing below it" \
+        "$(below 600000000) $(($(wc -l <"$dbg/dftest-gpu/targets") >= 30))" "0 1"
+release
+check "... the request's end gives the floor back (min_freq $orig_min)" \
+        wait_until 10 attr_is "$gpu/min_freq" "$orig_min"
+echo clear >"$dbg/dftest-gpu/targets"
+feed dftest-gpu 10 5
+is "... and the kernel goes down to the lowest point again" "$(tail -n1 "$dbg/dftest-gpu/targets" | cut -d' ' -f2)" 200000000
+hold dftest-gpu max 400MHz
+check "clamp: a max-frequency request caps the kernel's ceiling" wait_until 10 attr_is "$gpu/max_freq" 400000000
+stop_daemon
+is "stop restores the originals (min_freq max_freq)" "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" \
+        "$orig_min $orig_max"
+release
+
+# A floor nobody set: devfreqd holds a minimum, root caps max_freq below it (the kernel then shows
+# the cap as min_freq too: effective values), root lifts the cap; after the request and the
+# daemon, nothing of it may stay.
+start_daemon || not_ok "devfreqd starts again"
+hold dftest-gpu min 600MHz
+wait_until 10 attr_is "$gpu/min_freq" 600000000
+echo 400000000 >"$gpu/max_freq"
+wait_until 5 attr_is "$gpu/min_freq" 400000000
+is "the kernel shows an effective min_freq at a max_freq below the floor" "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" \
+        "400000000 400000000"
+sleep 1
+echo "$orig_max" >"$gpu/max_freq"
+sleep 1
+release
+stop_daemon
+is "... the cap lifted, the request ended, devfreqd stopped: min_freq and max_freq are the originals" \
+        "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" "$orig_min $orig_max"
+echo "devfreqd's log (tail):" | diag
+grep -v '^$' "$tmp/daemon.log" | tail -n 12 | diag
 finish
