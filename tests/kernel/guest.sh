@@ -79,10 +79,10 @@ is "... with the OPP tables it added (in Hz)" "$(cat "$gpu/available_frequencies
 # =============================================================== the oracle
 # A load sequence of 240 samples: zero totals, saturation, busy above total, totals beyond 2^24
 # (simple_ondemand shifts both by 7), loads in the keep band and far below, from a fixed LCG.
-gen_load() {
-        awk -v seed="$1" 'BEGIN {
+gen_load() { # SEED COUNT
+        awk -v seed="$1" -v count="$2" 'BEGIN {
                 s = seed
-                for (i = 0; i < 240; i++) {
+                for (i = 0; i < count; i++) {
                         s = (s * 1103515245 + 12345) % 2147483648
                         r = int(s / 65536) % 100
                         k = i % 12
@@ -95,48 +95,61 @@ gen_load() {
                 }
         }'
 }
-oracle_start() { # NAME SEED: forget the targets, note where it starts, feed the script
+oracle_start() { # NAME NODE SEED COUNT: forget the targets, note where it starts, feed the script
         local name=$1 node=$2
         echo clear >"$dbg/$name/targets"
         cat "$node/cur_freq" >"$tmp/$name.initial"
         cat "$dbg/$name/consumed" >"$tmp/$name.c0"
-        gen_load "$3" >"$tmp/$name.load"
+        gen_load "$3" "$4" >"$tmp/$name.load"
         cat "$tmp/$name.load" >"$dbg/$name/script"
 }
 script_done() { [[ $(cat "$dbg/$1/script") == 0 ]]; }
-oracle_check() { # NAME NODE UPTHRESHOLD DOWNDIFFERENTIAL
-        local name=$1 node=$2 c0 table
+oracle_check() { # NAME NODE UPTHRESHOLD DOWNDIFFERENTIAL WHAT [REPLAY-ARGS...]
+        local name=$1 node=$2 up=$3 down=$4 what=$5 c0 table
+        shift 5
         if ! wait_until 60 script_done "$name"; then
-                not_ok "oracle $name: the kernel consumed the script"
+                not_ok "oracle $name $what: the kernel consumed the script"
                 echo "left: $(cat "$dbg/$name/script")" | diag
                 return
         fi
         c0=$(cat "$tmp/$name.c0")
         awk -v c0="$c0" '{ print $1 - c0, $2 }' "$dbg/$name/targets" >"$tmp/$name.kernel"
-        is "oracle $name: one target() per sample, in order" "$(cut -d' ' -f1 "$tmp/$name.kernel" | tr '\n' ' ')" \
+        is "oracle $name $what: one target() per sample, in order" "$(cut -d' ' -f1 "$tmp/$name.kernel" | tr '\n' ' ')" \
                 "$(seq -s ' ' 1 "$(wc -l <"$tmp/$name.load")") "
         table=$(tr -s ' \n' ',' <"$node/available_frequencies" | sed 's/,$//')
         if ! tr ' ' ',' <"$tmp/$name.load" | "$replay" --opp "$table" --governor simple_ondemand \
-                --tunable "upthreshold=$3" --tunable "downdifferential=$4" \
+                --tunable "upthreshold=$up" --tunable "downdifferential=$down" "$@" \
                 --initial "$(cat "$tmp/$name.initial")" - >"$tmp/$name.replay" 2>&1; then
-                not_ok "oracle $name: devfreq-replay runs"
+                not_ok "oracle $name $what: devfreq-replay runs"
                 tail -n 5 "$tmp/$name.replay" | diag
                 return
         fi
         tail -n +2 "$tmp/$name.replay" | cut -d, -f5 >"$tmp/$name.replayed"
         cut -d' ' -f2 "$tmp/$name.kernel" >"$tmp/$name.chosen"
         if cmp -s "$tmp/$name.replayed" "$tmp/$name.chosen"; then
-                ok "oracle $name (upthreshold $3, downdifferential $4): devfreq-replay chooses the kernel's $(wc -l <"$tmp/$name.chosen") frequencies"
+                ok "oracle $name $what (upthreshold $up, downdifferential $down): devfreq-replay chooses the kernel's $(wc -l <"$tmp/$name.chosen") frequencies ($(sort -u "$tmp/$name.chosen" | wc -l) distinct)"
         else
-                not_ok "oracle $name (upthreshold $3, downdifferential $4): devfreq-replay chooses the kernel's frequencies"
-                paste -d' ' <(tail -n +2 "$tmp/$name.replay") "$tmp/$name.chosen" | awk '{ split($1, a, ","); if (a[5] != $2) print NR ": sample,current,governor,replay=" $1 " kernel=" $2 }' |
+                not_ok "oracle $name $what (upthreshold $up, downdifferential $down): devfreq-replay chooses the kernel's frequencies"
+                tail -n +2 "$tmp/$name.replay" >"$tmp/$name.rows"
+                paste -d' ' "$tmp/$name.rows" "$tmp/$name.chosen" | awk '{ split($1, a, ","); if (a[5] != $2) print NR ": sample,current,governor,replay=" $1 " kernel=" $2 }' |
                         head -n 10 | diag
         fi
 }
-oracle_start dftest-gpu "$gpu" 7
-oracle_start dftest-dmc "$dmc" 11
-oracle_check dftest-gpu "$gpu" 90 5
-oracle_check dftest-dmc "$dmc" 70 15
+oracle_start dftest-gpu "$gpu" 7 240
+oracle_start dftest-dmc "$dmc" 11 240
+oracle_check dftest-gpu "$gpu" 90 5 "free"
+oracle_check dftest-dmc "$dmc" 70 15 "free"
+# A ceiling in the middle (the DMC's between two points): written while no sample is pending (the write runs the governor, which
+# then fails for want of a sample and changes nothing), then the next part of the sequence.
+gpu_max=$(cat "$gpu/max_freq") dmc_max=$(cat "$dmc/max_freq")
+echo 400000000 >"$gpu/max_freq"
+echo 450000000 >"$dmc/max_freq"
+oracle_start dftest-gpu "$gpu" 13 120
+oracle_start dftest-dmc "$dmc" 17 120
+oracle_check dftest-gpu "$gpu" 90 5 "under a 400 MHz ceiling" --max 400MHz
+oracle_check dftest-dmc "$dmc" 70 15 "under a 450 MHz ceiling, between points" --max 450MHz
+echo "$gpu_max" >"$gpu/max_freq"
+echo "$dmc_max" >"$dmc/max_freq"
 
 # =============================================================== autodiscovery
 cat >"$tmp/devfreqd.conf" <<EOC
