@@ -219,56 +219,61 @@ feed() { # NAME COUNT BUSY: COUNT samples of BUSY%, then wait until the kernel h
         cat "$tmp/feed" >"$dbg/$1/script"
         wait_until 20 script_done "$1"
 }
-hold() { # DEVICE min|max VALUE: a request held until release
-        rm -f "$tmp/release"
-        "$devfreqctl" hold "$1" "$2" "$3" -- bash -c "until [ -e $tmp/release ]; do sleep 0.1; done" \
-                >"$tmp/hold.log" 2>&1 &
-        hold_pid=$!
-        pids+=($hold_pid)
+hold() { # TAG DEVICE min|max VALUE: a request held until release TAG
+        rm -f "$tmp/release.$1"
+        "$devfreqctl" hold "$2" "$3" "$4" -- bash -c "until [ -e $tmp/release.$1 ]; do sleep 0.1; done" \
+                >"$tmp/hold.$1.log" 2>&1 &
+        hold_pids[$1]=$!
+        pids+=($!)
 }
-release() {
-        touch "$tmp/release"
-        wait "$hold_pid"
+release() { # TAG
+        touch "$tmp/release.$1"
+        wait "${hold_pids[$1]}"
 }
+declare -A hold_pids
 attr_is() { [[ $(cat "$1") == "$2" ]]; }
 below() { awk -v f="$1" '$2 < f' "$dbg/dftest-gpu/targets" | wc -l; }
 
 echo clear >"$dbg/dftest-gpu/targets"
-hold dftest-gpu min 600MHz
+hold a dftest-gpu min 600MHz
 check "clamp: a min-frequency request of 600 MHz raises the kernel's effective floor" \
         wait_until 10 attr_is "$gpu/min_freq" 600000000
 feed dftest-gpu 30 5
 is "... simple_ondemand, asked for the lowest point 30 times, chooses nothing below it" \
         "$(below 600000000) $(($(wc -l <"$dbg/dftest-gpu/targets") >= 30))" "0 1"
-release
+release a
 check "... the request's end gives the floor back (min_freq $orig_min)" \
         wait_until 10 attr_is "$gpu/min_freq" "$orig_min"
 echo clear >"$dbg/dftest-gpu/targets"
 feed dftest-gpu 10 5
 is "... and the kernel goes down to the lowest point again" "$(tail -n1 "$dbg/dftest-gpu/targets" | cut -d' ' -f2)" 200000000
-hold dftest-gpu max 400MHz
+hold a dftest-gpu max 400MHz
 check "clamp: a max-frequency request caps the kernel's ceiling" wait_until 10 attr_is "$gpu/max_freq" 400000000
 stop_daemon
 is "stop restores the originals (min_freq max_freq)" "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" \
         "$orig_min $orig_max"
-release
+release a
 
 # A floor nobody set: devfreqd holds a minimum, root caps max_freq below it (the kernel then shows
-# the cap as min_freq too: effective values), root lifts the cap; after the request and the
-# daemon, nothing of it may stay.
+# the cap as min_freq too: effective values), devfreqd evaluates meanwhile (another request), root
+# lifts the cap; after the requests and the daemon, nothing of it may stay.
 start_daemon || not_ok "devfreqd starts again"
-hold dftest-gpu min 600MHz
+hold a dftest-gpu min 600MHz
 wait_until 10 attr_is "$gpu/min_freq" 600000000
 echo 400000000 >"$gpu/max_freq"
-wait_until 5 attr_is "$gpu/min_freq" 400000000
 is "the kernel shows an effective min_freq at a max_freq below the floor" "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" \
         "400000000 400000000"
+hold b dftest-gpu min 300MHz
+wait_until 10 grep -q 'min-frequency 300 MHz' "$tmp/daemon.log"
 sleep 1
 echo "$orig_max" >"$gpu/max_freq"
 sleep 1
-release
+check "... the cap lifted, devfreqd's floor is in force again" attr_is "$gpu/min_freq" 600000000
+release b
+release a
+check "... the requests ended, the floor is the original again" wait_until 10 attr_is "$gpu/min_freq" "$orig_min"
 stop_daemon
-is "... the cap lifted, the request ended, devfreqd stopped: min_freq and max_freq are the originals" \
+is "... devfreqd stopped: min_freq and max_freq are the originals" \
         "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" "$orig_min $orig_max"
 echo "devfreqd's log (tail):" | diag
 grep -v '^$' "$tmp/daemon.log" | tail -n 12 | diag
