@@ -497,7 +497,17 @@ int manager_device_available_governors(struct manager_device *d, char ***ret, si
         return 0;
 }
 
+/* The interval the device is polled at: devfreqd's own governor's in govern mode; in clamp mode
+ * the kernel's devfreq governor is the one that polls, at its polling_interval (ms; 0: it does
+ * not). A cpufreq policy's kernel governor shows no per-policy interval. */
 uint64_t manager_device_polling_ms(const struct manager_device *d) {
+        uint64_t ms;
+
+        if (d->dev->mode == DF_MODE_CLAMP) {
+                if (!d->node || d->node->kind != DF_KIND_DEVFREQ || d->vanished)
+                        return 0;
+                return df_attr_read_u64(d->node->dirfd, "polling_interval", &ms) >= 0 ? ms : 0;
+        }
         return df_device_polls(d->dev) ? d->spec->polling_usec / 1000 : 0;
 }
 

@@ -212,6 +212,9 @@ if ! start_daemon; then
 fi
 ok "devfreqd starts on the real kernel and answers on the bus"
 "$devfreqctl" status 2>&1 | diag
+like_polling() { "$devfreqctl" show dftest-gpu | grep -i 'polling' | grep -q "$1"; }
+check "clamp mode: the polling interval shown is the kernel governor's ($(cat "$gpu/polling_interval") ms)" \
+        like_polling "$(cat "$gpu/polling_interval")"
 
 feed() { # NAME COUNT BUSY: COUNT samples of BUSY%, then wait until the kernel has taken them
         local i
