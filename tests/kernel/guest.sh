@@ -151,6 +151,32 @@ oracle_check dftest-dmc "$dmc" 70 15 "under a 450 MHz ceiling, between points" -
 echo "$gpu_max" >"$gpu/max_freq"
 echo "$dmc_max" >"$dmc/max_freq"
 
+# =============================================================== what the kernel does with the limits
+# Each listed in devfreqd(8), "REAL KERNELS"; the daemon and the fake kernel follow them.
+w() { # VALUE ATTR: the errno text of the write, or "ok"
+        local o
+        o=$({ echo "$1" >"$dmc/$2"; } 2>&1) && echo ok || echo "${o##*: }"
+}
+lim() { echo "$(cat "$dmc/min_freq") $(cat "$dmc/max_freq")"; }
+w 250000999 max_freq >/dev/null
+w 250000999 min_freq >/dev/null
+is "kernel: limits are kept in kHz, max_freq rounded up and min_freq down" "$(lim)" "250000000 250001000"
+w 0 min_freq >/dev/null
+w 1 max_freq >/dev/null
+is "kernel: the limits read back are the effective ones (min_freq capped by max_freq 1 -> 1000)" "$(lim)" "1000 1000"
+w 0 max_freq >/dev/null
+is "kernel: max_freq 0 is no limit" "$(lim)" "166000000 800000000"
+is "kernel: a min above the max is accepted ($(w 700000000 min_freq) $(w 400000000 max_freq)) and reads as the max" \
+        "$(lim)" "400000000 400000000"
+w 0 max_freq >/dev/null
+is "... the minimum was kept: with the max lifted it is in force again" "$(lim)" "700000000 800000000"
+w 0 min_freq >/dev/null
+is "kernel: -1 is refused" "$(w -1 min_freq) $(w -1 max_freq)" "Invalid argument Invalid argument"
+is "kernel: a devfreq governor not built (userspace, performance) is ENOENT" \
+        "$(w userspace governor) $(w performance governor) $(cat "$dmc/governor")" \
+        "No such file or directory No such file or directory simple_ondemand"
+is "kernel: trans_stat takes only 0" "$(w 1 trans_stat) $(w 0 trans_stat)" "Invalid argument ok"
+
 # =============================================================== autodiscovery
 cat >"$tmp/devfreqd.conf" <<EOC
 [daemon]
