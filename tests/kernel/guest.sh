@@ -261,6 +261,7 @@ release() { # TAG
 }
 declare -A hold_pids
 attr_is() { [[ $(cat "$1") == "$2" ]]; }
+lim_gpu() { echo "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")"; }
 below() { awk -v f="$1" '$2 < f' "$dbg/dftest-gpu/targets" | wc -l; }
 
 echo clear >"$dbg/dftest-gpu/targets"
@@ -304,6 +305,39 @@ check "... the requests ended, the floor is the original again" wait_until 10 at
 stop_daemon
 is "... devfreqd stopped: min_freq and max_freq are the originals" \
         "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" "$orig_min $orig_max"
+# =============================================================== govern mode without a userspace governor
+# The kernel has no devfreq userspace governor: devfreqd governs by pinning min_freq = max_freq,
+# and the kernel's simple_ondemand, whatever it asks, lands on the pinned point.
+cat >"$tmp/conf.d/gpu.conf" <<EOC
+[device gpu]
+path = $gpu
+mode = govern
+governor = powersave
+EOC
+last_target() { tail -n1 "$dbg/dftest-gpu/targets" | cut -d' ' -f2; }
+if start_daemon; then
+        check "govern mode (powersave) pins both limits at the lowest point" \
+                wait_until 10 eval '[[ $(lim_gpu) == "200000000 200000000" ]]'
+        feed dftest-gpu 10 100
+        is "... the kernel's simple_ondemand, saturated, lands on it in target()" "$(last_target)" 200000000
+        is "... the kernel's governor stays (none to select)" "$(cat "$gpu/governor")" simple_ondemand
+        hold a gpu min 600MHz
+        check "... a min-frequency request moves the pinned point to 600 MHz" \
+                wait_until 10 eval '[[ $(lim_gpu) == "600000000 600000000" ]]'
+        feed dftest-gpu 10 0
+        is "... the kernel, idle, lands on it in target()" "$(last_target)" 600000000
+        release a
+        check "... the request ended: back at the lowest point" \
+                wait_until 10 eval '[[ $(lim_gpu) == "200000000 200000000" ]]'
+        stop_daemon
+        is "... stop restores the kernel governor and both limits" "$(cat "$gpu/governor") $(lim_gpu)" \
+                "simple_ondemand $orig_min $orig_max"
+else
+        not_ok "devfreqd starts with the GPU in govern mode"
+        tail -n 20 "$tmp/daemon.log" | diag
+fi
+rm -f "$tmp/conf.d/gpu.conf"
+
 echo "devfreqd's log (tail):" | diag
 grep -v '^$' "$tmp/daemon.log" | tail -n 12 | diag
 finish
