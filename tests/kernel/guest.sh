@@ -141,7 +141,7 @@ oracle_check dftest-gpu "$gpu" 90 5 "free"
 oracle_check dftest-dmc "$dmc" 70 15 "free"
 # A ceiling in the middle (the DMC's between two points): written while no sample is pending (the write runs the governor, which
 # then fails for want of a sample and changes nothing), then the next part of the sequence.
-gpu_max=$(cat "$gpu/max_freq") dmc_max=$(cat "$dmc/max_freq")
+gpu_max=$(cat "$gpu/max_freq") dmc_max=$(cat "$dmc/max_freq") dmc_min=$(cat "$dmc/min_freq")
 echo 400000000 >"$gpu/max_freq"
 echo 450000000 >"$dmc/max_freq"
 oracle_start dftest-gpu "$gpu" 13 120
@@ -227,8 +227,11 @@ start_daemon() {
         wait_until 20 "$devfreqctl" status >/dev/null 2>&1
 }
 stop_daemon() {
+        local rc
         kill "$daemon_pid" 2>/dev/null
         wait "$daemon_pid"
+        rc=$?
+        ((rc == 0)) || echo "devfreqd exited with status $rc" >>"$tmp/exits"
 }
 orig_min=$(cat "$gpu/min_freq") orig_max=$(cat "$gpu/max_freq")
 if ! start_daemon; then
@@ -338,6 +341,29 @@ else
 fi
 rm -f "$tmp/conf.d/gpu.conf"
 
+# =============================================================== kill -9, then --restore
+if start_daemon; then
+        hold a dftest-gpu min 600MHz
+        hold b dftest-dmc max 450MHz
+        wait_until 10 attr_is "$gpu/min_freq" 600000000
+        check "kill -9 with requests in force (GPU floor 600 MHz, DMC ceiling 450 MHz)" \
+                wait_until 10 attr_is "$dmc/max_freq" 450000000
+        kill -9 "$daemon_pid"
+        wait "$daemon_pid" 2>/dev/null
+        release a
+        release b
+        is "... the kernel keeps what was written" "$(lim_gpu) $(cat "$dmc/max_freq")" \
+                "600000000 $orig_max 450000000"
+        out=$("$devfreqd" --restore --root / --runtime-dir "$tmp/run" 2>&1) || echo "devfreqd --restore failed: $out" >>"$tmp/exits"
+        is "... devfreqd --restore puts every original back" "$(lim_gpu) $(cat "$dmc/min_freq") $(cat "$dmc/max_freq")" \
+                "$orig_min $orig_max $dmc_min $dmc_max"
+else
+        not_ok "devfreqd starts for kill -9"
+        tail -n 20 "$tmp/daemon.log" | diag
+fi
+
+is "every devfreqd run exited with status 0" "$(cat "$tmp/exits" 2>/dev/null)" ""
+is "no sanitizer report in devfreqd's log" "$(grep -cE 'AddressSanitizer|LeakSanitizer|runtime error:' "$tmp/daemon.log")" 0
 echo "devfreqd's log (tail):" | diag
 grep -v '^$' "$tmp/daemon.log" | tail -n 12 | diag
 finish
