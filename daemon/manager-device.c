@@ -485,8 +485,19 @@ int manager_device_available_governors(struct manager_device *d, char ***ret, si
         char **v = NULL;
         size_t n = 0;
 
-        if (d->dev->mode == DF_MODE_CLAMP)
-                return df_node_kernel_governors(d->node, ret, ret_n);
+        if (d->dev->mode == DF_MODE_CLAMP) {
+                int r = df_node_kernel_governors(d->node, ret, ret_n);
+                if (r >= 0 || r == -ENOMEM)
+                        return r;
+                /* A node gone (unplugged, its module unloaded, no uevent heard) offers none: one
+                 * dead device must not fail a GetAll, nor with it the table of every device. */
+                v = calloc(1, sizeof(char *));
+                if (!v)
+                        return -ENOMEM;
+                *ret = v;
+                *ret_n = 0;
+                return 0;
+        }
         for (size_t i = 0; i < df_governors_count; i++)
                 if (strv_push(&v, &n, df_governors[i]->name) < 0) {
                         strv_free(v, n);

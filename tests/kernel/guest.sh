@@ -362,6 +362,39 @@ else
         tail -n 20 "$tmp/daemon.log" | diag
 fi
 
+# =============================================================== a device unplugged and back, no udevd
+# sd_device_monitor hears udev's processed events only, and this guest runs no udevd.
+todo() { # WHAT CMD...: a known failure, reported as TODO (and as a pass when it holds)
+        local what=$1
+        shift
+        if "$@" >/dev/null 2>&1; then
+                n=$((n + 1))
+                say "ok $n - $what"
+        else
+                n=$((n + 1))
+                say "not ok $n - $what # TODO devfreqd does not re-find a node re-added without a uevent"
+        fi
+}
+if start_daemon; then
+        echo "remove gpu" >"$dbg/control"
+        st=$("$devfreqctl" status 2>&1) && rc=0 || rc=$?
+        is "the GPU unplugged (no uevent heard): devfreqctl status still succeeds" "$rc" 0
+        [[ $rc == 0 ]] || diag <<<"$st"
+        like_dmc() { grep -qE 'dftest-dmc +devfreq +clamp' <<<"$st"; }
+        check "... and lists the DMC" like_dmc
+        echo "add gpu" >"$dbg/control"
+        gpu=$(node_of dftest-gpu)
+        hold a dftest-gpu min 600MHz
+        todo "... plugged back at the same path: a request made after the return acts" \
+                wait_until 5 attr_is "$gpu/min_freq" 600000000
+        release a
+        stop_daemon
+        is "... devfreqd stopped: the re-added GPU has its original limits" "$(lim_gpu)" "$orig_min $orig_max"
+else
+        not_ok "devfreqd starts for the hotplug case"
+        tail -n 20 "$tmp/daemon.log" | diag
+fi
+
 is "every devfreqd run exited with status 0" "$(cat "$tmp/exits" 2>/dev/null)" ""
 is "no sanitizer report in devfreqd's log" "$(grep -cE 'AddressSanitizer|LeakSanitizer|runtime error:' "$tmp/daemon.log")" 0
 echo "devfreqd's log (tail):" | diag

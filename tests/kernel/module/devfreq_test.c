@@ -12,6 +12,8 @@
  *   script   write: "busy total" lines (or "busy,total"), appended; read: samples left
  *   targets  read: "SAMPLE FREQ" per target() call; write anything: forget them
  *   consumed read: samples consumed since load
+ * /sys/kernel/debug/devfreq_test/control
+ *   write "remove gpu", "add gpu" (or dmc): the device unplugged and plugged again
  */
 
 #include <linux/debugfs.h>
@@ -286,94 +288,150 @@ static int consumed_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(consumed);
 
-/* --- devices -------------------------------------------------------------------------------- */
+/* --- devices ---------------------------------------------------------------------------------- */
 
-static void tdev_remove(struct tdev *td)
-{
-	if (td->df)
-		devfreq_remove_device(td->df);
-	td->df = NULL;
-	if (td->pdev) {
-		dev_pm_opp_remove_all_dynamic(&td->pdev->dev);
-		platform_device_unregister(td->pdev);
-	}
-	td->pdev = NULL;
-	kfree(td->samples);
-	kfree(td->records);
-	td->samples = NULL;
-	td->records = NULL;
-}
+static DEFINE_MUTEX(control_lock);
 
-static int tdev_add(struct tdev *td)
+/* The platform device, its OPP table and its devfreq device, as a driver's probe makes them. */
+static int tdev_register(struct tdev *td)
 {
+	struct platform_device *pdev;
 	unsigned int i;
 	int r;
 
-	mutex_init(&td->lock);
-	td->samples = kcalloc(MAX_SAMPLES, sizeof(*td->samples), GFP_KERNEL);
-	td->records = kcalloc(MAX_RECORDS, sizeof(*td->records), GFP_KERNEL);
-	if (!td->samples || !td->records)
-		return -ENOMEM;
-	td->pdev = platform_device_register_simple(td->name, -1, NULL, 0);
-	if (IS_ERR(td->pdev)) {
-		r = PTR_ERR(td->pdev);
-		td->pdev = NULL;
-		return r;
-	}
+	pdev = platform_device_register_simple(td->name, -1, NULL, 0);
+	if (IS_ERR(pdev))
+		return PTR_ERR(pdev);
 	for (i = 0; i < td->n_opps; i++) {
-		r = dev_pm_opp_add(&td->pdev->dev, td->freqs[i], td->uvolts[i]);
+		r = dev_pm_opp_add(&pdev->dev, td->freqs[i], td->uvolts[i]);
 		if (r < 0)
-			return r;
+			goto fail;
 	}
+	mutex_lock(&td->lock);
+	td->pdev = pdev;
 	td->cur = td->freqs[td->n_opps - 1];
+	mutex_unlock(&td->lock);
 	td->gov.upthreshold = *td->upthreshold;
 	td->gov.downdifferential = *td->downdifferential;
-	td->profile.initial_freq = td->cur;
+	memset(&td->profile, 0, sizeof(td->profile));
+	td->profile.initial_freq = td->freqs[td->n_opps - 1];
 	td->profile.polling_ms = polling_ms;
 	td->profile.timer = DEVFREQ_TIMER_DELAYED;
 	td->profile.target = td_target;
 	td->profile.get_dev_status = td_get_dev_status;
 	td->profile.get_cur_freq = td_get_cur_freq;
-	td->df = devfreq_add_device(&td->pdev->dev, &td->profile, DEVFREQ_GOV_SIMPLE_ONDEMAND, &td->gov);
-	if (IS_ERR(td->df)) {
-		r = PTR_ERR(td->df);
-		td->df = NULL;
-		return r;
+	td->df = devfreq_add_device(&pdev->dev, &td->profile, DEVFREQ_GOV_SIMPLE_ONDEMAND, &td->gov);
+	if (!IS_ERR(td->df))
+		return 0;
+	r = PTR_ERR(td->df);
+	td->df = NULL;
+fail:
+	mutex_lock(&td->lock);
+	td->pdev = NULL;
+	mutex_unlock(&td->lock);
+	dev_pm_opp_remove_all_dynamic(&pdev->dev);
+	platform_device_unregister(pdev);
+	return r;
+}
+
+static void tdev_unregister(struct tdev *td)
+{
+	struct platform_device *pdev = td->pdev;
+
+	if (!pdev)
+		return;
+	if (td->df)
+		devfreq_remove_device(td->df);
+	td->df = NULL;
+	mutex_lock(&td->lock);
+	td->pdev = NULL;
+	mutex_unlock(&td->lock);
+	dev_pm_opp_remove_all_dynamic(&pdev->dev);
+	platform_device_unregister(pdev);
+}
+
+/* control: "remove NAME" or "add NAME" (NAME: gpu or dmc), a device unplugged and plugged again. */
+static ssize_t control_write(struct file *file, const char __user *ubuf, size_t len, loff_t *ppos)
+{
+	char buf[32], *name;
+	struct tdev *td = NULL;
+	unsigned int i;
+	int r = 0;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	name = strim(buf);
+	if (strncmp(name, "remove ", 7) && strncmp(name, "add ", 4))
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(tdevs); i++)
+		if (!strcmp(strchr(name, ' ') + 1, tdevs[i].name + strlen("dftest-")))
+			td = &tdevs[i];
+	if (!td)
+		return -ENODEV;
+	mutex_lock(&control_lock);
+	if (name[0] == 'r' && !td->pdev)
+		r = -ENODEV;
+	else if (name[0] == 'r')
+		tdev_unregister(td);
+	else
+		r = td->pdev ? -EEXIST : tdev_register(td);
+	mutex_unlock(&control_lock);
+	return r < 0 ? r : (ssize_t)len;
+}
+
+static const struct file_operations control_fops = {
+	.owner = THIS_MODULE,
+	.write = control_write,
+};
+
+static void tdevs_free(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tdevs); i++) {
+		tdev_unregister(&tdevs[i]);
+		kfree(tdevs[i].samples);
+		kfree(tdevs[i].records);
 	}
-	td->dir = debugfs_create_dir(td->name, top_dir);
-	debugfs_create_file("script", 0600, td->dir, td, &script_fops);
-	debugfs_create_file("targets", 0600, td->dir, td, &targets_fops);
-	debugfs_create_file("consumed", 0400, td->dir, td, &consumed_fops);
-	return 0;
 }
 
 static int __init devfreq_test_init(void)
 {
+	struct tdev *td;
 	unsigned int i;
 	int r;
 
 	top_dir = debugfs_create_dir("devfreq_test", NULL);
 	for (i = 0; i < ARRAY_SIZE(tdevs); i++) {
-		r = tdev_add(&tdevs[i]);
+		td = &tdevs[i];
+		mutex_init(&td->lock);
+		td->samples = kcalloc(MAX_SAMPLES, sizeof(*td->samples), GFP_KERNEL);
+		td->records = kcalloc(MAX_RECORDS, sizeof(*td->records), GFP_KERNEL);
+		r = td->samples && td->records ? tdev_register(td) : -ENOMEM;
 		if (r < 0) {
-			pr_err("devfreq_test: %s: %d\n", tdevs[i].name, r);
+			pr_err("devfreq_test: %s: %d\n", td->name, r);
 			debugfs_remove_recursive(top_dir);
-			do
-				tdev_remove(&tdevs[i]);
-			while (i--);
+			tdevs_free();
 			return r;
 		}
+		td->dir = debugfs_create_dir(td->name, top_dir);
+		debugfs_create_file("script", 0600, td->dir, td, &script_fops);
+		debugfs_create_file("targets", 0600, td->dir, td, &targets_fops);
+		debugfs_create_file("consumed", 0400, td->dir, td, &consumed_fops);
 	}
+	debugfs_create_file("control", 0200, top_dir, NULL, &control_fops);
 	return 0;
 }
 
 static void __exit devfreq_test_exit(void)
 {
-	unsigned int i;
-
 	debugfs_remove_recursive(top_dir);
-	for (i = 0; i < ARRAY_SIZE(tdevs); i++)
-		tdev_remove(&tdevs[i]);
+	mutex_lock(&control_lock);
+	tdevs_free();
+	mutex_unlock(&control_lock);
 }
 
 module_init(devfreq_test_init);

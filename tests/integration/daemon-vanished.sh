@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# A node gone without a uevent (no udevd, as in a minimal system; a module unloaded): on a real
+# kernel `devfreqctl status` then failed as a whole. One dead device must not break the table:
+# the other devices are listed, and the dead one with them until it is detached.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/bus-lib.sh"
+
+make_root
+cat >"$tmp/devfreqd.conf" <<EOF2
+[daemon]
+autodiscover = yes
+EOF2
+start_bus
+start_daemon
+
+like "before: the GPU in the table" "$("$devfreqctl" status 2>&1)" 'ff9a0000\.gpu +devfreq +clamp'
+rm -rf "$root/sys/devices/platform/ff9a0000.gpu" "$root/sys/class/devfreq/ff9a0000.gpu"
+out=$("$devfreqctl" status 2>&1) && rc=0 || rc=$?
+is "the GPU's node removed without a uevent: devfreqctl status still succeeds" "$rc" 0
+[[ $rc == 0 ]] || diag "$out"
+like "... and lists the other devices" "$out" 'dmc +devfreq +clamp'
+is "... the dead device's AvailableGovernors is empty, not an error" "$(dget ff9a0000.gpu AvailableGovernors)" "0"
+check "... and GetAll on it succeeds" bctl call "$name" "$(dev_path ff9a0000.gpu)" org.freedesktop.DBus.Properties \
+        GetAll s "$device_iface"
+stop_daemon
+is "devfreqd exits cleanly" "$daemon_status" 0
+tap_done
