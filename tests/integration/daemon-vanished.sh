@@ -15,6 +15,8 @@ start_bus
 start_daemon
 
 like "before: the GPU in the table" "$("$devfreqctl" status 2>&1)" 'ff9a0000\.gpu +devfreq +clamp'
+cp -a "$root/sys/devices/platform/ff9a0000.gpu" "$tmp/gpu.dir"
+cp -a "$root/sys/class/devfreq/ff9a0000.gpu" "$tmp/gpu.link"
 rm -rf "$root/sys/devices/platform/ff9a0000.gpu" "$root/sys/class/devfreq/ff9a0000.gpu"
 out=$("$devfreqctl" status 2>&1) && rc=0 || rc=$?
 is "the GPU's node removed without a uevent: devfreqctl status still succeeds" "$rc" 0
@@ -23,6 +25,21 @@ like "... and lists the other devices" "$out" 'dmc +devfreq +clamp'
 is "... the dead device's AvailableGovernors is empty, not an error" "$(dget ff9a0000.gpu AvailableGovernors)" "0"
 check "... and GetAll on it succeeds" bctl call "$name" "$(dev_path ff9a0000.gpu)" org.freedesktop.DBus.Properties \
         GetAll s "$device_iface"
+
+# The device added back at the same path, still without a uevent (a module reloaded): the old
+# node's directory is gone for good, so the first access fails; devfreqd detaches the dead device
+# and finds the new one at its path.
+cp -a "$tmp/gpu.dir" "$root/sys/devices/platform/ff9a0000.gpu"
+cp -a "$tmp/gpu.link" "$root/sys/class/devfreq/ff9a0000.gpu"
+client_start a
+client_cmd a add ff9a0000.gpu min-frequency 400000000 >/dev/null
+check "added back: the first access finds the node dead and the new one is attached" \
+        wait_until 10 grep -q 'ff9a0000.gpu appeared; attaching it' "$daemon_log"
+like "... a request made then is accepted" "$(client_cmd a add ff9a0000.gpu min-frequency 400000000)" '^ok '
+gpu_min_is() { [[ $(kread "$gpu/min_freq") == "$1" ]]; }
+check "... and written to the new node" wait_until 10 gpu_min_is 400000000
+client_stop a
+check "... its end gives the floor back (0: no limit)" wait_until 10 gpu_min_is 0
 stop_daemon
 is "devfreqd exits cleanly" "$daemon_status" 0
 tap_done

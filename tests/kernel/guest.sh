@@ -364,17 +364,6 @@ fi
 
 # =============================================================== a device unplugged and back, no udevd
 # sd_device_monitor hears udev's processed events only, and this guest runs no udevd.
-todo() { # WHAT CMD...: a known failure, reported as TODO (and as a pass when it holds)
-        local what=$1
-        shift
-        if "$@" >/dev/null 2>&1; then
-                n=$((n + 1))
-                say "ok $n - $what"
-        else
-                n=$((n + 1))
-                say "not ok $n - $what # TODO devfreqd does not re-find a node re-added without a uevent"
-        fi
-}
 if start_daemon; then
         echo "remove gpu" >"$dbg/control"
         st=$("$devfreqctl" status 2>&1) && rc=0 || rc=$?
@@ -385,9 +374,12 @@ if start_daemon; then
         echo "add gpu" >"$dbg/control"
         gpu=$(node_of dftest-gpu)
         hold a dftest-gpu min 600MHz
-        todo "... plugged back at the same path: a request made after the return acts" \
-                wait_until 5 attr_is "$gpu/min_freq" 600000000
+        check "... plugged back at the same path: the first access finds the old node dead, the new one is attached" \
+                wait_until 10 grep -q 'dftest-gpu appeared; attaching it' "$tmp/daemon.log"
         release a
+        hold b dftest-gpu min 600MHz
+        check "... a request made after the return acts" wait_until 10 attr_is "$gpu/min_freq" 600000000
+        release b
         stop_daemon
         is "... devfreqd stopped: the re-added GPU has its original limits" "$(lim_gpu)" "$orig_min $orig_max"
 else
