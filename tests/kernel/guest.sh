@@ -380,6 +380,8 @@ if start_daemon; then
         hold b dftest-gpu min 600MHz
         check "... a request made after the return acts" wait_until 10 attr_is "$gpu/min_freq" 600000000
         release b
+        "$devfreqctl" reload 2>&1 | diag
+        is "... a reload then keeps both devices" "$("$devfreqctl" status 2>&1 | grep -cE '^dftest-(gpu|dmc) ')" 2
         stop_daemon
         is "... devfreqd stopped: the re-added GPU has its original limits" "$(lim_gpu)" "$orig_min $orig_max"
 else
