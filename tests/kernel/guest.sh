@@ -75,6 +75,10 @@ is "the module registers two devfreq devices on simple_ondemand" \
         "$(cat "$gpu/governor" "$dmc/governor" 2>&1 | tr '\n' ' ')" "simple_ondemand simple_ondemand "
 is "... with the OPP tables it added (in Hz)" "$(cat "$gpu/available_frequencies" "$dmc/available_frequencies" | tr -s ' \n' ' ')" \
         "200000000 300000000 400000000 600000000 800000000 166000000 333000000 533000000 800000000 "
+pol=/sys/devices/system/cpu/cpufreq
+is "... and its cpufreq driver one policy per CPU, with its table (in kHz)" \
+        "$(cat "$pol/policy0/scaling_driver" "$pol/policy1/scaling_driver" "$pol/policy0/scaling_available_frequencies" 2>&1 | tr -s ' \n' ' ')" \
+        "devfreq_test devfreq_test 800000 1200000 1600000 2000000 "
 
 # =============================================================== the oracle
 # A load sequence of 240 samples: zero totals, saturation, busy above total, totals beyond 2^24
@@ -187,16 +191,19 @@ out=$("$devfreqd" --check-config "${args[@]}" 2>&1)
 block() { # the lines of one device in --check-config's output
         awk -v d="$1" '/^[^ ]/ { on = ($0 == d) } on' <<<"$out"
 }
-if [[ $out == *"2 devices, configuration OK"* ]]; then
-        ok "devfreqd --check-config autodiscovers the module's two devices"
+if [[ $out == *"4 devices, configuration OK"* ]]; then
+        ok "devfreqd --check-config autodiscovers the module's two devfreq devices and two policies"
 else
-        not_ok "devfreqd --check-config autodiscovers the module's two devices"
+        not_ok "devfreqd --check-config autodiscovers the module's two devfreq devices and two policies"
         diag <<<"$out"
 fi
 is "... the GPU's table, in the kernel's Hz read right" "$(block dftest-gpu | grep points: | tr -s ' ')" \
         " points: 200 MHz, 300 MHz, 400 MHz, 600 MHz, 800 MHz"
 is "... the DMC's table" "$(block dftest-dmc | grep points: | tr -s ' ')" " points: 166 MHz, 333 MHz, 533 MHz, 800 MHz"
-is "... both in clamp mode under the kernel's governor" "$(grep -c '^  mode: *clamp' <<<"$out")" 2
+is "... the policies' tables, in the kernel's kHz read right" \
+        "$(block policy0 | grep points: | tr -s ' ') /$(block policy1 | grep points: | tr -s ' ')" \
+        " points: 800 MHz, 1.2 GHz, 1.6 GHz, 2 GHz / points: 800 MHz, 1.2 GHz, 1.6 GHz, 2 GHz"
+is "... all in clamp mode under the kernel's governor" "$(grep -c '^  mode: *clamp' <<<"$out")" 4
 
 # =============================================================== clamp mode on the kernel's governor
 cat >"$tmp/bus.conf" <<EOC

@@ -12,10 +12,14 @@
  *   script   write: "busy total" lines (or "busy,total"), appended; read: samples left
  *   targets  read: "SAMPLE FREQ" per target() call; write anything: forget them
  *   consumed read: samples consumed since load
+ * A cpufreq driver "devfreq_test" with a table of 800 MHz to 2 GHz and one policy per CPU
+ * (with cpufreq=1, the default; boot with intel_pstate=disable so that it may register).
+ *
  * /sys/kernel/debug/devfreq_test/control
  *   write "remove gpu", "add gpu" (or dmc): the device unplugged and plugged again
  */
 
+#include <linux/cpufreq.h>
 #include <linux/debugfs.h>
 #include <linux/devfreq.h>
 #include <linux/kernel.h>
@@ -387,6 +391,51 @@ static const struct file_operations control_fops = {
 	.write = control_write,
 };
 
+/* --- the cpufreq driver ------------------------------------------------------------------------ */
+
+static bool cpufreq = true;
+module_param(cpufreq, bool, 0444);
+MODULE_PARM_DESC(cpufreq, "register the cpufreq driver");
+
+static struct cpufreq_frequency_table cpu_table[] = {
+	{ .frequency = 800000 },
+	{ .frequency = 1200000 },
+	{ .frequency = 1600000 },
+	{ .frequency = 2000000 },
+	{ .frequency = CPUFREQ_TABLE_END },
+};
+
+static DEFINE_PER_CPU(unsigned int, cpu_cur);
+static bool cpufreq_registered;
+
+static int tcpu_init(struct cpufreq_policy *policy)
+{
+	per_cpu(cpu_cur, policy->cpu) = cpu_table[ARRAY_SIZE(cpu_table) - 2].frequency;
+	policy->cpuinfo.transition_latency = 100000; /* ns */
+	policy->freq_table = cpu_table;
+	return 0;
+}
+
+static int tcpu_target_index(struct cpufreq_policy *policy, unsigned int index)
+{
+	per_cpu(cpu_cur, policy->cpu) = cpu_table[index].frequency;
+	return 0;
+}
+
+static unsigned int tcpu_get(unsigned int cpu)
+{
+	return per_cpu(cpu_cur, cpu);
+}
+
+static struct cpufreq_driver tcpu_driver = {
+	.name = "devfreq_test",
+	.init = tcpu_init,
+	.verify = cpufreq_generic_frequency_table_verify,
+	.target_index = tcpu_target_index,
+	.get = tcpu_get,
+	.attr = cpufreq_generic_attr,
+};
+
 static void tdevs_free(void)
 {
 	unsigned int i;
@@ -423,11 +472,19 @@ static int __init devfreq_test_init(void)
 		debugfs_create_file("consumed", 0400, td->dir, td, &consumed_fops);
 	}
 	debugfs_create_file("control", 0200, top_dir, NULL, &control_fops);
+	if (cpufreq) {
+		r = cpufreq_register_driver(&tcpu_driver);
+		if (r < 0)
+			pr_warn("devfreq_test: no cpufreq driver: %d\n", r);
+		cpufreq_registered = r == 0;
+	}
 	return 0;
 }
 
 static void __exit devfreq_test_exit(void)
 {
+	if (cpufreq_registered)
+		cpufreq_unregister_driver(&tcpu_driver);
 	debugfs_remove_recursive(top_dir);
 	mutex_lock(&control_lock);
 	tdevs_free();
