@@ -396,6 +396,48 @@ else
         tail -n 20 "$tmp/daemon.log" | diag
 fi
 
+# =============================================================== cpufreq: govern through userspace
+# The kernel's userspace governor is a module here. Root caps scaling_max_freq under devfreqd's
+# choice: on a real kernel scaling_setspeed then reads back the current, capped frequency, which
+# is no other writer's.
+modprobe cpufreq_userspace 2>&1 | diag
+p0=$pol/policy0
+p0_gov=$(cat "$p0/scaling_governor") p0_min=$(cat "$p0/scaling_min_freq") p0_max=$(cat "$p0/scaling_max_freq")
+cat >"$tmp/conf.d/cpu.conf" <<EOC
+[device cpu0]
+path = $p0
+mode = govern
+governor = performance
+EOC
+if start_daemon; then
+        check "govern mode on a policy selects the kernel's userspace governor and sets 2 GHz" \
+                wait_until 10 eval '[[ "$(cat "$p0/scaling_governor") $(cat "$p0/scaling_cur_freq")" == "userspace 2000000" ]]'
+        echo 1200000 >"$p0/scaling_max_freq"
+        hold a cpu0 min 1.6GHz
+        sleep 1
+        release a
+        hold b cpu0 min 800MHz
+        sleep 1
+        release b
+        is "... root caps scaling_max_freq at 1.2 GHz: the policy runs at the cap" "$(cat "$p0/scaling_cur_freq")" 1200000
+        n_foreign=$(grep -c 'by another writer' "$tmp/daemon.log")
+        if ((n_foreign == 0)); then
+                ok "... and devfreqd takes the cap for no other writer's setspeed"
+        else
+                n=$((n + 1))
+                say "not ok $n - ... and devfreqd takes the cap for no other writer's setspeed # TODO scaling_setspeed reads back the capped frequency (issue: govern mode on cpufreq)"
+                grep 'another writer' "$tmp/daemon.log" | head -n 3 | diag
+        fi
+        stop_daemon
+        is "... stop restores the kernel governor and both limits" \
+                "$(cat "$p0/scaling_governor") $(cat "$p0/scaling_min_freq") $(cat "$p0/scaling_max_freq")" \
+                "$p0_gov $p0_min $p0_max"
+else
+        not_ok "devfreqd starts with policy0 in govern mode"
+        tail -n 20 "$tmp/daemon.log" | diag
+fi
+rm -f "$tmp/conf.d/cpu.conf"
+
 is "every devfreqd run exited with status 0" "$(cat "$tmp/exits" 2>/dev/null)" ""
 is "no sanitizer report in devfreqd's log" "$(grep -cE 'AddressSanitizer|LeakSanitizer|runtime error:' "$tmp/daemon.log")" 0
 echo "devfreqd's log (tail):" | diag
