@@ -531,7 +531,8 @@ int manager_device_available_governors(struct manager_device *d, char ***ret, si
         assert(ret);
 
         bool clamp = d->dev->mode == DF_MODE_CLAMP;
-        size_t count = clamp ? d->n_kernel_governors : df_governors_count;
+        /* A node gone (unplugged, its module unloaded, no uevent heard) offers none. */
+        size_t count = !clamp ? df_governors_count : d->vanished ? 0 : d->n_kernel_governors;
 
         for (size_t i = 0; i < count; i++)
                 if (strv_push(&v, &n, clamp ? d->kernel_governors[i] : df_governors[i]->name) < 0) {
@@ -543,9 +544,19 @@ int manager_device_available_governors(struct manager_device *d, char ***ret, si
         return 0;
 }
 
+/* The interval the device is polled at: devfreqd's own governor's in govern mode; in clamp mode
+ * the kernel's devfreq governor is the one that polls, at its polling_interval (ms; 0: it does
+ * not). A cpufreq policy's kernel governor shows no per-policy interval. */
 uint64_t manager_device_polling_ms(const struct manager_device *d) {
+        uint64_t ms;
+
         assert(d);
 
+        if (d->dev->mode == DF_MODE_CLAMP) {
+                if (!d->node || d->node->kind != DF_KIND_DEVFREQ || d->vanished)
+                        return 0;
+                return df_attr_read_u64(d->node->dirfd, "polling_interval", &ms) >= 0 ? ms : 0;
+        }
         return df_device_polls(d->dev) ? d->spec->polling_usec / 1000 : 0;
 }
 

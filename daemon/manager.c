@@ -11,6 +11,7 @@
 
 #include "logging.h"
 #include "manager-internal.h"
+#include "strv.h"
 #include "units.h"
 
 int manager_new(sd_event *event, const struct manager_options *o, struct manager **ret) {
@@ -360,8 +361,11 @@ static void remove_device(struct manager *m, struct manager_device *d, bool rest
         device_free(d);
 }
 
+/* Vanished devices go. A path that holds a node again (the device removed and added back while no
+ * uevent was heard: no udevd, a module reloaded) is another device, attached afresh. */
 void manager_detach_vanished(struct manager *m) {
-        size_t kept = 0, before = m->n_devices;
+        size_t kept = 0, before = m->n_devices, n_paths = 0;
+        char **paths = NULL;
 
         assert(m);
 
@@ -371,6 +375,8 @@ void manager_detach_vanished(struct manager *m) {
                         m->devices[kept++] = d;
                         continue;
                 }
+                if (strv_push(&paths, &n_paths, d->node->path) < 0)
+                        log_oom();
                 remove_device(m, d, false);
         }
         if (kept == before)
@@ -380,6 +386,9 @@ void manager_detach_vanished(struct manager *m) {
         manager_regroup(m);
         if (m->listener && m->listener->devices_changed)
                 m->listener->devices_changed(m, m->listener_userdata);
+        for (size_t i = 0; i < n_paths; i++)
+                (void) manager_attach_path(m, paths[i]);
+        strv_free(paths, n_paths);
 }
 
 static int on_detach(sd_event_source *s, void *userdata) {

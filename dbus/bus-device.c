@@ -140,9 +140,10 @@ PROPERTY_GETTER(property_get_operating_points) {
         return sd_bus_message_close_container(reply);
 }
 
+/* As last published: in clamp mode the kernel's interval, read with the device's full publication. */
 PROPERTY_GETTER(property_get_polling_interval) {
-        return sd_bus_message_append(
-                reply, "u", (uint32_t) MIN(manager_device_polling_ms(userdata), UINT32_MAX));
+        struct manager_device *d = userdata;
+        return sd_bus_message_append(reply, "u", (uint32_t) MIN(d->published.polling, UINT32_MAX));
 }
 
 PROPERTY_GETTER(property_get_load) {

@@ -299,6 +299,22 @@ void df_node_found_range(const struct df_node *n, uint64_t *ret_min, uint64_t *r
                 *ret_max = node_to_hz(n, v);
 }
 
+/* A policy's scaling_setspeed reads back the current frequency, which the policy's limits clamp:
+ * what devfreqd wrote outside scaling_min_freq..scaling_max_freq shows as a frequency inside
+ * them, and that is the kernel's doing, not another writer's. */
+static bool kernel_clamped(const struct df_node *n, uint64_t seen) {
+        uint64_t min, max;
+
+        if (n->kind != DF_KIND_CPUFREQ || df_attr_read_u64(n->dirfd, node_attrs(n)->min, &min) < 0 ||
+            df_attr_read_u64(n->dirfd, node_attrs(n)->max, &max) < 0)
+                return false;
+        min = node_to_hz(n, min);
+        max = node_to_hz(n, max);
+        if (n->written >= min && n->written <= max)
+                return false;
+        return seen >= min && seen <= max;
+}
+
 int df_node_check_foreign(struct df_node *n, uint64_t *ret_seen) {
         uint64_t v;
         int r;
@@ -315,7 +331,7 @@ int df_node_check_foreign(struct df_node *n, uint64_t *ret_seen) {
                 return r;
         }
         v = node_to_hz(n, v);
-        if (v == n->written)
+        if (v == n->written || kernel_clamped(n, v))
                 return 0;
         if (ret_seen)
                 *ret_seen = v;

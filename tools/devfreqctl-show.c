@@ -172,8 +172,9 @@ static int status_table(const struct device_list *l, bool caps) {
                 format_frequency_cell(&t, ps, "CurrentFrequency");
                 format_frequency_cell(&t, ps, "MinFrequency");
                 format_frequency_cell(&t, ps, "MaxFrequency");
-                /* Only a polling device has a load: "-" for the others, not a misleading 0 %. */
-                if (props_num(ps, "PollingInterval") > 0)
+                /* Only a device devfreqd samples has a load: "-" for the others (and in clamp mode,
+                 * where the kernel's governor samples), not a misleading 0 %. */
+                if (props_num(ps, "PollingInterval") > 0 && streq(props_str(ps, "Mode"), "govern"))
                         table_add(&t, "%" PRIu64 "%%", props_num(ps, "Load"));
                 else
                         table_add(&t, "-");

@@ -35,6 +35,8 @@ is "... the GPU's 600 MHz cap stays" "$(kread "$gpu/max_freq")" 600000000
 is "... and no write reached either node" "$(inodes)" "$before"
 is "the cap bounds the effective range on the bus (policy)" "$(dget policy0 MaxFrequency)" 1600000000
 is "... and the GPU's" "$(dget ff9a0000.gpu MaxFrequency)" 600000000
+is "clamp mode: PollingInterval is the kernel governor's polling_interval" "$(dget ff9a0000.gpu PollingInterval)" 50
+is "... a cpufreq policy's kernel governor shows none" "$(dget policy0 PollingInterval)" 0
 : >"$notify_log.$daemon_pid"
 kill -HUP "$daemon_pid"
 await "READY=1 after SIGHUP" 10 daemon_ready

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Govern mode on a cpufreq policy through the kernel's userspace governor, with scaling_max_freq
+# capped by root under devfreqd's choice. A real kernel's scaling_setspeed reads back the current
+# frequency, which the policy's limits clamp: that is not another writer, and devfreqd must
+# neither log it as one nor overwrite at every evaluation.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/bus-lib.sh"
+
+make_root
+cat >"$tmp/devfreqd.conf" <<EOF2
+[device cpu0]
+path = /sys/devices/system/cpu/cpufreq/policy0
+mode = govern
+governor = performance
+EOF2
+start_bus
+start_daemon
+
+setspeed_is() { [[ $(kread "$policy0/scaling_setspeed") == "$1" ]]; }
+check "performance through the userspace governor: 2.4 GHz" wait_until 10 setspeed_is 2400000
+kwrite "$policy0/scaling_max_freq" 1200000
+is "root caps scaling_max_freq at 1.2 GHz: the policy runs at the cap" "$(kread "$policy0/scaling_cur_freq")" 1200000
+# The fake keeps scaling_setspeed as written; a real kernel shows the current frequency there.
+printf '1200000\n' >"$root$policy0/scaling_setspeed"
+client_start a
+like "an evaluation (a request)" "$(client_cmd a add cpu0 min-frequency 1600000000)" '^ok '
+client_stop a
+client_start b
+like "... and another" "$(client_cmd b add cpu0 min-frequency 800000000)" '^ok '
+client_stop b
+is "... the kernel's clamp is taken for no other writer" "$(grep -c 'by another writer' "$daemon_log")" 0
+is "... and no error on the device" "$(dget cpu0 LastError)" ""
+stop_daemon
+is "devfreqd exits cleanly" "$daemon_status" 0
+tap_done

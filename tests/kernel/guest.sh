@@ -1,0 +1,438 @@
+#!/bin/bash
+# The cases of the kernel tier, run in its guest (tests/kernel/run): the host's root filesystem
+# read-only, /tmp, /run and /var in memory, the distribution's kernel, tests/kernel/module loaded.
+# Every TAP line goes to the console prefixed with "KTAP ".
+set -u
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+devfreqd=$top_builddir/daemon/devfreqd
+devfreqctl=$top_builddir/tools/devfreqctl
+replay=$top_builddir/tools/devfreq-replay
+dbg=/sys/kernel/debug/devfreq_test
+tmp=/tmp/kernel-tier
+mkdir -p "$tmp/conf.d" "$tmp/run" "$tmp/state"
+n=0
+pids=()
+
+say() { echo "KTAP $*"; }
+diag() { sed 's/^/KTAP # /'; }
+ok() { n=$((n + 1)); say "ok $n - $1"; }
+not_ok() { n=$((n + 1)); say "not ok $n - $1"; }
+is() {
+        if [[ $2 == "$3" ]]; then
+                ok "$1"
+        else
+                not_ok "$1"
+                printf 'got:      %s\nexpected: %s\n' "$2" "$3" | diag
+        fi
+}
+check() {
+        local what=$1 out
+        shift
+        if out=$("$@" 2>&1); then
+                ok "$what"
+        else
+                not_ok "$what"
+                { echo "failed: $*"; tail -n 15 <<<"$out"; } | diag
+        fi
+}
+wait_until() {
+        local end=$((SECONDS + $1))
+        shift
+        until "$@"; do
+                ((SECONDS >= end)) && return 1
+                sleep 0.1
+        done
+}
+finish() {
+        local p
+        for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+        say "1..$n"
+        exit 0
+}
+
+# The sanitizer build: its runtime must work here, or every case would fail for that alone.
+if ! out=$("$devfreqd" --version 2>&1); then
+        say "1..0 # SKIP the build's devfreqd does not run in the guest (sanitizer runtime?): $(head -n1 <<<"$out")"
+        exit 0
+fi
+
+# =============================================================== the module on the kernel's devfreq
+modprobe governor_simpleondemand 2>&1 | diag
+if ! out=$(insmod "$top_builddir/tests/kernel/module-build/devfreq_test.ko" polling_ms=20 2>&1); then
+        not_ok "the test module loads"
+        diag <<<"$out"
+        finish
+fi
+node_of() { # the devfreq class node whose parent is the platform device $1
+        local d
+        for d in /sys/class/devfreq/*; do
+                [[ $(basename "$(readlink -f "$d/device")") == "$1" ]] && { echo "$d"; return 0; }
+        done
+        return 1
+}
+gpu=$(node_of dftest-gpu) && dmc=$(node_of dftest-dmc)
+is "the module registers two devfreq devices on simple_ondemand" \
+        "$(cat "$gpu/governor" "$dmc/governor" 2>&1 | tr '\n' ' ')" "simple_ondemand simple_ondemand "
+is "... with the OPP tables it added (in Hz)" "$(cat "$gpu/available_frequencies" "$dmc/available_frequencies" | tr -s ' \n' ' ')" \
+        "200000000 300000000 400000000 600000000 800000000 166000000 333000000 533000000 800000000 "
+pol=/sys/devices/system/cpu/cpufreq
+is "... and its cpufreq driver one policy per CPU, with its table (in kHz)" \
+        "$(cat "$pol/policy0/scaling_driver" "$pol/policy1/scaling_driver" "$pol/policy0/scaling_available_frequencies" 2>&1 | tr -s ' \n' ' ')" \
+        "devfreq_test devfreq_test 800000 1200000 1600000 2000000 "
+
+# =============================================================== the oracle
+# A load sequence of 240 samples: zero totals, saturation, busy above total, totals beyond 2^24
+# (simple_ondemand shifts both by 7), loads in the keep band and far below, from a fixed LCG.
+gen_load() { # SEED COUNT
+        awk -v seed="$1" -v count="$2" 'BEGIN {
+                s = seed
+                for (i = 0; i < count; i++) {
+                        s = (s * 1103515245 + 12345) % 2147483648
+                        r = int(s / 65536) % 100
+                        k = i % 12
+                        if (k == 0) print "0 0"
+                        else if (k == 3) print "100 100"
+                        else if (k == 5) print "120 100"
+                        else if (k == 7) printf "%d %d\n", r * 200000 + 5, 20000000
+                        else if (k == 9) printf "%d %d\n", (r % 20) + 80, 100
+                        else printf "%d %d\n", r, 100
+                }
+        }'
+}
+oracle_start() { # NAME NODE SEED COUNT: forget the targets, note where it starts, feed the script
+        local name=$1 node=$2
+        echo clear >"$dbg/$name/targets"
+        cat "$node/cur_freq" >"$tmp/$name.initial"
+        cat "$dbg/$name/consumed" >"$tmp/$name.c0"
+        gen_load "$3" "$4" >"$tmp/$name.load"
+        cat "$tmp/$name.load" >"$dbg/$name/script"
+}
+script_done() { [[ $(cat "$dbg/$1/script") == 0 ]]; }
+oracle_check() { # NAME NODE UPTHRESHOLD DOWNDIFFERENTIAL WHAT [REPLAY-ARGS...]
+        local name=$1 node=$2 up=$3 down=$4 what=$5 c0 table
+        shift 5
+        if ! wait_until 60 script_done "$name"; then
+                not_ok "oracle $name $what: the kernel consumed the script"
+                echo "left: $(cat "$dbg/$name/script")" | diag
+                return
+        fi
+        c0=$(cat "$tmp/$name.c0")
+        awk -v c0="$c0" '{ print $1 - c0, $2 }' "$dbg/$name/targets" >"$tmp/$name.kernel"
+        is "oracle $name $what: one target() per sample, in order" "$(cut -d' ' -f1 "$tmp/$name.kernel" | tr '\n' ' ')" \
+                "$(seq -s ' ' 1 "$(wc -l <"$tmp/$name.load")") "
+        table=$(tr -s ' \n' ',' <"$node/available_frequencies" | sed 's/,$//')
+        if ! tr ' ' ',' <"$tmp/$name.load" | "$replay" --opp "$table" --governor simple_ondemand \
+                --tunable "upthreshold=$up" --tunable "downdifferential=$down" "$@" \
+                --initial "$(cat "$tmp/$name.initial")" - >"$tmp/$name.replay" 2>&1; then
+                not_ok "oracle $name $what: devfreq-replay runs"
+                tail -n 5 "$tmp/$name.replay" | diag
+                return
+        fi
+        tail -n +2 "$tmp/$name.replay" | cut -d, -f5 >"$tmp/$name.replayed"
+        cut -d' ' -f2 "$tmp/$name.kernel" >"$tmp/$name.chosen"
+        if cmp -s "$tmp/$name.replayed" "$tmp/$name.chosen"; then
+                ok "oracle $name $what (upthreshold $up, downdifferential $down): devfreq-replay chooses the kernel's $(wc -l <"$tmp/$name.chosen") frequencies ($(sort -u "$tmp/$name.chosen" | wc -l) distinct)"
+        else
+                not_ok "oracle $name $what (upthreshold $up, downdifferential $down): devfreq-replay chooses the kernel's frequencies"
+                tail -n +2 "$tmp/$name.replay" >"$tmp/$name.rows"
+                paste -d' ' "$tmp/$name.rows" "$tmp/$name.chosen" | awk '{ split($1, a, ","); if (a[5] != $2) print NR ": sample,current,governor,replay=" $1 " kernel=" $2 }' |
+                        head -n 10 | diag
+        fi
+}
+oracle_start dftest-gpu "$gpu" 7 240
+oracle_start dftest-dmc "$dmc" 11 240
+oracle_check dftest-gpu "$gpu" 90 5 "free"
+oracle_check dftest-dmc "$dmc" 70 15 "free"
+# A ceiling in the middle (the DMC's between two points): written while no sample is pending (the write runs the governor, which
+# then fails for want of a sample and changes nothing), then the next part of the sequence.
+gpu_max=$(cat "$gpu/max_freq") dmc_max=$(cat "$dmc/max_freq") dmc_min=$(cat "$dmc/min_freq")
+echo 400000000 >"$gpu/max_freq"
+echo 450000000 >"$dmc/max_freq"
+oracle_start dftest-gpu "$gpu" 13 120
+oracle_start dftest-dmc "$dmc" 17 120
+oracle_check dftest-gpu "$gpu" 90 5 "under a 400 MHz ceiling" --max 400MHz
+oracle_check dftest-dmc "$dmc" 70 15 "under a 450 MHz ceiling, between points" --max 450MHz
+echo "$gpu_max" >"$gpu/max_freq"
+echo "$dmc_max" >"$dmc/max_freq"
+
+# =============================================================== what the kernel does with the limits
+# Each listed in devfreqd(8), "REAL KERNELS"; the daemon and the fake kernel follow them.
+w() { # VALUE ATTR: the errno text of the write, or "ok"
+        local o
+        o=$({ echo "$1" >"$dmc/$2"; } 2>&1) && echo ok || echo "${o##*: }"
+}
+lim() { echo "$(cat "$dmc/min_freq") $(cat "$dmc/max_freq")"; }
+w 250000999 max_freq >/dev/null
+w 250000999 min_freq >/dev/null
+is "kernel: limits are kept in kHz, max_freq rounded up and min_freq down" "$(lim)" "250000000 250001000"
+w 0 min_freq >/dev/null
+w 1 max_freq >/dev/null
+is "kernel: the limits read back are the effective ones (min_freq capped by max_freq 1 -> 1000)" "$(lim)" "1000 1000"
+w 0 max_freq >/dev/null
+is "kernel: max_freq 0 is no limit" "$(lim)" "166000000 800000000"
+is "kernel: a min above the max is accepted ($(w 700000000 min_freq) $(w 400000000 max_freq)) and reads as the max" \
+        "$(lim)" "400000000 400000000"
+w 0 max_freq >/dev/null
+is "... the minimum was kept: with the max lifted it is in force again" "$(lim)" "700000000 800000000"
+w 0 min_freq >/dev/null
+is "kernel: -1 is refused" "$(w -1 min_freq) $(w -1 max_freq)" "Invalid argument Invalid argument"
+is "kernel: a devfreq governor not built (userspace, performance) is ENOENT" \
+        "$(w userspace governor) $(w performance governor) $(cat "$dmc/governor")" \
+        "No such file or directory No such file or directory simple_ondemand"
+is "kernel: trans_stat takes only 0" "$(w 1 trans_stat) $(w 0 trans_stat)" "Invalid argument ok"
+
+# =============================================================== autodiscovery
+cat >"$tmp/devfreqd.conf" <<EOC
+[daemon]
+autodiscover = yes
+EOC
+args=(--root / --config "$tmp/devfreqd.conf" --config-dir "$tmp/conf.d")
+out=$("$devfreqd" --check-config "${args[@]}" 2>&1)
+block() { # the lines of one device in --check-config's output
+        awk -v d="$1" '/^[^ ]/ { on = ($0 == d) } on' <<<"$out"
+}
+if [[ $out == *"4 devices, configuration OK"* ]]; then
+        ok "devfreqd --check-config autodiscovers the module's two devfreq devices and two policies"
+else
+        not_ok "devfreqd --check-config autodiscovers the module's two devfreq devices and two policies"
+        diag <<<"$out"
+fi
+is "... the GPU's table, in the kernel's Hz read right" "$(block dftest-gpu | grep points: | tr -s ' ')" \
+        " points: 200 MHz, 300 MHz, 400 MHz, 600 MHz, 800 MHz"
+is "... the DMC's table" "$(block dftest-dmc | grep points: | tr -s ' ')" " points: 166 MHz, 333 MHz, 533 MHz, 800 MHz"
+is "... the policies' tables, in the kernel's kHz read right" \
+        "$(block policy0 | grep points: | tr -s ' ') /$(block policy1 | grep points: | tr -s ' ')" \
+        " points: 800 MHz, 1.2 GHz, 1.6 GHz, 2 GHz / points: 800 MHz, 1.2 GHz, 1.6 GHz, 2 GHz"
+is "... all in clamp mode under the kernel's governor" "$(grep -c '^  mode: *clamp' <<<"$out")" 4
+
+# =============================================================== clamp mode on the kernel's governor
+cat >"$tmp/bus.conf" <<EOC
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path=$tmp/bus.socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+    <allow user="*"/>
+  </policy>
+</busconfig>
+EOC
+dbus-daemon --config-file="$tmp/bus.conf" --nofork --nopidfile --print-address=3 3>"$tmp/bus.address" 2>"$tmp/bus.log" &
+pids+=($!)
+wait_until 10 test -s "$tmp/bus.address" || { not_ok "a private dbus-daemon starts"; finish; }
+bus=$(head -n1 "$tmp/bus.address")
+export DBUS_SYSTEM_BUS_ADDRESS=$bus
+start_daemon() {
+        "$devfreqd" "${args[@]}" --bus "$bus" --runtime-dir "$tmp/run" --state-dir "$tmp/state" \
+                --log-level debug >>"$tmp/daemon.log" 2>&1 &
+        daemon_pid=$!
+        pids+=($daemon_pid)
+        wait_until 20 "$devfreqctl" status >/dev/null 2>&1
+}
+stop_daemon() {
+        local rc
+        kill "$daemon_pid" 2>/dev/null
+        wait "$daemon_pid"
+        rc=$?
+        ((rc == 0)) || echo "devfreqd exited with status $rc" >>"$tmp/exits"
+}
+orig_min=$(cat "$gpu/min_freq") orig_max=$(cat "$gpu/max_freq")
+if ! start_daemon; then
+        not_ok "devfreqd starts on the real kernel"
+        tail -n 20 "$tmp/daemon.log" "$tmp/bus.log" | diag
+        finish
+fi
+ok "devfreqd starts on the real kernel and answers on the bus"
+"$devfreqctl" status 2>&1 | diag
+like_polling() { "$devfreqctl" show dftest-gpu | grep -i 'polling' | grep -q "$1"; }
+check "clamp mode: the polling interval shown is the kernel governor's ($(cat "$gpu/polling_interval") ms)" \
+        like_polling "$(cat "$gpu/polling_interval")"
+
+feed() { # NAME COUNT BUSY: COUNT samples of BUSY%, then wait until the kernel has taken them
+        local i
+        for ((i = 0; i < $2; i++)); do echo "$3 100"; done >"$tmp/feed"
+        cat "$tmp/feed" >"$dbg/$1/script"
+        wait_until 20 script_done "$1"
+}
+hold() { # TAG DEVICE min|max VALUE: a request held until release TAG
+        rm -f "$tmp/release.$1"
+        "$devfreqctl" hold "$2" "$3" "$4" -- bash -c "until [ -e $tmp/release.$1 ]; do sleep 0.1; done" \
+                >"$tmp/hold.$1.log" 2>&1 &
+        hold_pids[$1]=$!
+        pids+=($!)
+}
+release() { # TAG
+        touch "$tmp/release.$1"
+        wait "${hold_pids[$1]}"
+}
+declare -A hold_pids
+attr_is() { [[ $(cat "$1") == "$2" ]]; }
+lim_gpu() { echo "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")"; }
+below() { awk -v f="$1" '$2 < f' "$dbg/dftest-gpu/targets" | wc -l; }
+
+echo clear >"$dbg/dftest-gpu/targets"
+hold a dftest-gpu min 600MHz
+check "clamp: a min-frequency request of 600 MHz raises the kernel's effective floor" \
+        wait_until 10 attr_is "$gpu/min_freq" 600000000
+feed dftest-gpu 30 5
+is "... simple_ondemand, asked for the lowest point 30 times, chooses nothing below it" \
+        "$(below 600000000) $(($(wc -l <"$dbg/dftest-gpu/targets") >= 30))" "0 1"
+release a
+check "... the request's end gives the floor back (min_freq $orig_min)" \
+        wait_until 10 attr_is "$gpu/min_freq" "$orig_min"
+echo clear >"$dbg/dftest-gpu/targets"
+feed dftest-gpu 10 5
+is "... and the kernel goes down to the lowest point again" "$(tail -n1 "$dbg/dftest-gpu/targets" | cut -d' ' -f2)" 200000000
+hold a dftest-gpu max 400MHz
+check "clamp: a max-frequency request caps the kernel's ceiling" wait_until 10 attr_is "$gpu/max_freq" 400000000
+stop_daemon
+is "stop restores the originals (min_freq max_freq)" "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" \
+        "$orig_min $orig_max"
+release a
+
+# A floor nobody set: devfreqd holds a minimum, root caps max_freq below it (the kernel then shows
+# the cap as min_freq too: effective values), devfreqd evaluates meanwhile (another request), root
+# lifts the cap; after the requests and the daemon, nothing of it may stay.
+start_daemon || not_ok "devfreqd starts again"
+hold a dftest-gpu min 600MHz
+wait_until 10 attr_is "$gpu/min_freq" 600000000
+echo 400000000 >"$gpu/max_freq"
+is "the kernel shows an effective min_freq at a max_freq below the floor" "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" \
+        "400000000 400000000"
+hold b dftest-gpu min 300MHz
+wait_until 10 grep -q 'min-frequency 300 MHz' "$tmp/daemon.log"
+sleep 1
+echo "$orig_max" >"$gpu/max_freq"
+sleep 1
+check "... the cap lifted, devfreqd's floor is in force again" attr_is "$gpu/min_freq" 600000000
+release b
+release a
+check "... the requests ended, the floor is the original again" wait_until 10 attr_is "$gpu/min_freq" "$orig_min"
+stop_daemon
+is "... devfreqd stopped: min_freq and max_freq are the originals" \
+        "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" "$orig_min $orig_max"
+# =============================================================== govern mode without a userspace governor
+# The kernel has no devfreq userspace governor: devfreqd governs by pinning min_freq = max_freq,
+# and the kernel's simple_ondemand, whatever it asks, lands on the pinned point.
+cat >"$tmp/conf.d/gpu.conf" <<EOC
+[device gpu]
+path = $gpu
+mode = govern
+governor = powersave
+EOC
+last_target() { tail -n1 "$dbg/dftest-gpu/targets" | cut -d' ' -f2; }
+if start_daemon; then
+        check "govern mode (powersave) pins both limits at the lowest point" \
+                wait_until 10 eval '[[ $(lim_gpu) == "200000000 200000000" ]]'
+        feed dftest-gpu 10 100
+        is "... the kernel's simple_ondemand, saturated, lands on it in target()" "$(last_target)" 200000000
+        is "... the kernel's governor stays (none to select)" "$(cat "$gpu/governor")" simple_ondemand
+        hold a gpu min 600MHz
+        check "... a min-frequency request moves the pinned point to 600 MHz" \
+                wait_until 10 eval '[[ $(lim_gpu) == "600000000 600000000" ]]'
+        feed dftest-gpu 10 0
+        is "... the kernel, idle, lands on it in target()" "$(last_target)" 600000000
+        release a
+        check "... the request ended: back at the lowest point" \
+                wait_until 10 eval '[[ $(lim_gpu) == "200000000 200000000" ]]'
+        stop_daemon
+        is "... stop restores the kernel governor and both limits" "$(cat "$gpu/governor") $(lim_gpu)" \
+                "simple_ondemand $orig_min $orig_max"
+else
+        not_ok "devfreqd starts with the GPU in govern mode"
+        tail -n 20 "$tmp/daemon.log" | diag
+fi
+rm -f "$tmp/conf.d/gpu.conf"
+
+# =============================================================== kill -9, then --restore
+if start_daemon; then
+        hold a dftest-gpu min 600MHz
+        hold b dftest-dmc max 450MHz
+        wait_until 10 attr_is "$gpu/min_freq" 600000000
+        check "kill -9 with requests in force (GPU floor 600 MHz, DMC ceiling 450 MHz)" \
+                wait_until 10 attr_is "$dmc/max_freq" 450000000
+        kill -9 "$daemon_pid"
+        wait "$daemon_pid" 2>/dev/null
+        release a
+        release b
+        is "... the kernel keeps what was written" "$(lim_gpu) $(cat "$dmc/max_freq")" \
+                "600000000 $orig_max 450000000"
+        out=$("$devfreqd" --restore --root / --runtime-dir "$tmp/run" 2>&1) || echo "devfreqd --restore failed: $out" >>"$tmp/exits"
+        is "... devfreqd --restore puts every original back" "$(lim_gpu) $(cat "$dmc/min_freq") $(cat "$dmc/max_freq")" \
+                "$orig_min $orig_max $dmc_min $dmc_max"
+else
+        not_ok "devfreqd starts for kill -9"
+        tail -n 20 "$tmp/daemon.log" | diag
+fi
+
+# =============================================================== a device unplugged and back, no udevd
+# sd_device_monitor hears udev's processed events only, and this guest runs no udevd.
+if start_daemon; then
+        echo "remove gpu" >"$dbg/control"
+        st=$("$devfreqctl" status 2>&1) && rc=0 || rc=$?
+        is "the GPU unplugged (no uevent heard): devfreqctl status still succeeds" "$rc" 0
+        [[ $rc == 0 ]] || diag <<<"$st"
+        like_dmc() { grep -qE 'dftest-dmc +devfreq +clamp' <<<"$st"; }
+        check "... and lists the DMC" like_dmc
+        echo "add gpu" >"$dbg/control"
+        gpu=$(node_of dftest-gpu)
+        hold a dftest-gpu min 600MHz
+        check "... plugged back at the same path: the first access finds the old node dead, the new one is attached" \
+                wait_until 10 grep -q 'dftest-gpu appeared; attaching it' "$tmp/daemon.log"
+        release a
+        hold b dftest-gpu min 600MHz
+        check "... a request made after the return acts" wait_until 10 attr_is "$gpu/min_freq" 600000000
+        release b
+        "$devfreqctl" reload 2>&1 | diag
+        is "... a reload then keeps both devices" "$("$devfreqctl" status 2>&1 | grep -cE '^dftest-(gpu|dmc) ')" 2
+        stop_daemon
+        is "... devfreqd stopped: the re-added GPU has its original limits" "$(lim_gpu)" "$orig_min $orig_max"
+else
+        not_ok "devfreqd starts for the hotplug case"
+        tail -n 20 "$tmp/daemon.log" | diag
+fi
+
+# =============================================================== cpufreq: govern through userspace
+# The kernel's userspace governor is a module here. Root caps scaling_max_freq under devfreqd's
+# choice: on a real kernel scaling_setspeed then reads back the current, capped frequency, which
+# is no other writer's.
+modprobe cpufreq_userspace 2>&1 | diag
+p0=$pol/policy0
+p0_gov=$(cat "$p0/scaling_governor") p0_min=$(cat "$p0/scaling_min_freq") p0_max=$(cat "$p0/scaling_max_freq")
+cat >"$tmp/conf.d/cpu.conf" <<EOC
+[device cpu0]
+path = $p0
+mode = govern
+governor = performance
+EOC
+if start_daemon; then
+        check "govern mode on a policy selects the kernel's userspace governor and sets 2 GHz" \
+                wait_until 10 eval '[[ "$(cat "$p0/scaling_governor") $(cat "$p0/scaling_cur_freq")" == "userspace 2000000" ]]'
+        echo 1200000 >"$p0/scaling_max_freq"
+        hold a cpu0 min 1.6GHz
+        sleep 1
+        release a
+        hold b cpu0 min 800MHz
+        sleep 1
+        release b
+        is "... root caps scaling_max_freq at 1.2 GHz: the policy runs at the cap" "$(cat "$p0/scaling_cur_freq")" 1200000
+        is "... and devfreqd takes the cap for no other writer's setspeed" "$(grep -c 'by another writer' "$tmp/daemon.log")" 0
+        stop_daemon
+        is "... stop restores the kernel governor and both limits" \
+                "$(cat "$p0/scaling_governor") $(cat "$p0/scaling_min_freq") $(cat "$p0/scaling_max_freq")" \
+                "$p0_gov $p0_min $p0_max"
+else
+        not_ok "devfreqd starts with policy0 in govern mode"
+        tail -n 20 "$tmp/daemon.log" | diag
+fi
+rm -f "$tmp/conf.d/cpu.conf"
+
+is "every devfreqd run exited with status 0" "$(cat "$tmp/exits" 2>/dev/null)" ""
+is "no sanitizer report in devfreqd's log" "$(grep -cE 'AddressSanitizer|LeakSanitizer|runtime error:' "$tmp/daemon.log")" 0
+echo "devfreqd's log (tail):" | diag
+grep -v '^$' "$tmp/daemon.log" | tail -n 12 | diag
+finish
