@@ -431,6 +431,50 @@ else
 fi
 rm -f "$tmp/conf.d/cpu.conf"
 
+# =============================================================== a thermal rule on the module's zone
+# The module's zone "dftest-thermal" reads what is written to debugfs: above the trip devfreqd caps
+# the GPU through the kernel's max_freq (clamp mode), the kernel's simple_ondemand stays under the
+# cap at full load, and below the clear temperature the cap goes.
+rm -f "$tmp/conf.d/gpu.conf"
+cat >"$tmp/conf.d/thermal.conf" <<EOC
+[device gpu]
+path = $gpu
+mode = clamp
+
+[thermal gpu-hot]
+zone = dftest-thermal
+devices = gpu
+trip = 80C
+clear = 70C
+max-frequency = 400MHz
+poll = 100ms
+EOC
+echo 45000 >"$dbg/temp"
+if start_daemon; then
+        like "thermal: the rule reads the module's zone" "$("$devfreqctl" thermal)" \
+                '^gpu-hot: dftest-thermal at 45 C, released, cap 400 MHz$'
+        echo 90000 >"$dbg/temp"
+        check "... at 90 C it trips: the kernel's max_freq is 400 MHz" wait_until 10 attr_is "$gpu/max_freq" 400000000
+        like "... devfreqctl thermal says so" "$("$devfreqctl" thermal)" '^gpu-hot: dftest-thermal at 90 C, tripped'
+        echo clear >"$dbg/dftest-gpu/targets"
+        feed dftest-gpu 10 100
+        is "... the kernel's simple_ondemand, saturated, stays at the cap" "$(last_target)" 400000000
+        echo 75000 >"$dbg/temp"
+        read_75() { "$devfreqctl" thermal | grep -q '^gpu-hot: dftest-thermal at 75 C, tripped'; }
+        check "... at 75 C (between clear and trip) the rule, having read it, stays tripped" wait_until 10 read_75
+        is "... and the cap holds" "$(cat "$gpu/max_freq")" 400000000
+        echo 60000 >"$dbg/temp"
+        check "... at 60 C it releases: max_freq is the original again" wait_until 10 attr_is "$gpu/max_freq" "$orig_max"
+        feed dftest-gpu 10 100
+        is "... and the kernel's simple_ondemand reaches the top" "$(last_target)" 800000000
+        stop_daemon
+        is "... stop restores the originals" "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" "$orig_min $orig_max"
+else
+        not_ok "devfreqd starts with a thermal rule"
+        tail -n 20 "$tmp/daemon.log" | diag
+fi
+rm -f "$tmp/conf.d/thermal.conf"
+
 is "every devfreqd run exited with status 0" "$(cat "$tmp/exits" 2>/dev/null)" ""
 is "no sanitizer report in devfreqd's log" "$(grep -cE 'AddressSanitizer|LeakSanitizer|runtime error:' "$tmp/daemon.log")" 0
 echo "devfreqd's log (tail):" | diag

@@ -17,6 +17,9 @@
  *
  * /sys/kernel/debug/devfreq_test/control
  *   write "remove gpu", "add gpu" (or dmc): the device unplugged and plugged again
+ *
+ * A thermal zone of type "dftest-thermal", no trip points, whose temperature is what was last written
+ * (millidegrees Celsius) to /sys/kernel/debug/devfreq_test/temp (45000 at load).
  */
 
 #include <linux/cpufreq.h>
@@ -29,6 +32,7 @@
 #include <linux/pm_opp.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/thermal.h>
 #include <linux/uaccess.h>
 
 #define MAX_SAMPLES 8192
@@ -447,6 +451,34 @@ static void tdevs_free(void)
 	}
 }
 
+/* --- the thermal zone ---------------------------------------------------------------------------- */
+
+static struct thermal_zone_device *tzone;
+static u32 tzone_temp = 45000;
+
+static int tzone_get_temp(struct thermal_zone_device *tz, int *temp)
+{
+	*temp = (int)READ_ONCE(tzone_temp);
+	return 0;
+}
+
+static struct thermal_zone_device_ops tzone_ops = {
+	.get_temp = tzone_get_temp,
+};
+
+static void tzone_register(void)
+{
+	tzone = thermal_zone_device_register("dftest-thermal", 0, 0, NULL, &tzone_ops, NULL, 0, 0);
+	if (IS_ERR(tzone)) {
+		pr_warn("devfreq_test: no thermal zone: %ld\n", PTR_ERR(tzone));
+		tzone = NULL;
+		return;
+	}
+	if (thermal_zone_device_enable(tzone) < 0)
+		pr_warn("devfreq_test: the thermal zone cannot be enabled\n");
+	debugfs_create_u32("temp", 0600, top_dir, &tzone_temp);
+}
+
 static int __init devfreq_test_init(void)
 {
 	struct tdev *td;
@@ -472,6 +504,7 @@ static int __init devfreq_test_init(void)
 		debugfs_create_file("consumed", 0400, td->dir, td, &consumed_fops);
 	}
 	debugfs_create_file("control", 0200, top_dir, NULL, &control_fops);
+	tzone_register();
 	if (cpufreq) {
 		r = cpufreq_register_driver(&tcpu_driver);
 		if (r < 0)
@@ -483,6 +516,8 @@ static int __init devfreq_test_init(void)
 
 static void __exit devfreq_test_exit(void)
 {
+	if (tzone)
+		thermal_zone_device_unregister(tzone);
 	if (cpufreq_registered)
 		cpufreq_unregister_driver(&tcpu_driver);
 	debugfs_remove_recursive(top_dir);
