@@ -33,6 +33,7 @@ struct options {
         const char *interval;
         bool summary;
         bool no_optimum;
+        const char *optimum_states;
         bool work;
         const char *static_power;
         const char *trace;
@@ -57,6 +58,8 @@ static void help(void) {
                "  --work                closed loop: TRACE lines are cycles[,deadline] arriving per window\n"
                "  --static-power FRAC   --work: static power, a fraction of the top point's (default 0.1)\n"
                "  --no-optimum          --work --summary: leave out the offline optimum (the slow part)\n"
+               "  --optimum-states N    --work --summary: the optimum's search examines at most N states\n"
+               "                        (default 4000000)\n"
                "  -h, --help            show this help\n"
                "  --version             show the version\n\n"
                "TRACE is a file (- for standard input): busy,total[,current[,duration]] per line, or for the\n"
@@ -107,6 +110,7 @@ enum {
         ARG_WORK,
         ARG_STATIC_POWER,
         ARG_NO_OPTIMUM,
+        ARG_OPTIMUM_STATES,
         ARG_VERSION
 };
 
@@ -149,6 +153,9 @@ static int take_option(int c, char **argv, struct options *o) {
         case ARG_NO_OPTIMUM:
                 o->no_optimum = true;
                 break;
+        case ARG_OPTIMUM_STATES:
+                o->optimum_states = optarg;
+                break;
         case 'h':
                 help();
                 return 0;
@@ -180,6 +187,7 @@ static int parse_args(int argc, char **argv, struct options *o) {
                 { "work", no_argument, NULL, ARG_WORK },
                 { "static-power", required_argument, NULL, ARG_STATIC_POWER },
                 { "no-optimum", no_argument, NULL, ARG_NO_OPTIMUM },
+                { "optimum-states", required_argument, NULL, ARG_OPTIMUM_STATES },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 {},
@@ -201,6 +209,8 @@ static int parse_args(int argc, char **argv, struct options *o) {
                 return replay_bad_input("--static-power only applies to --work");
         if (o->no_optimum && !(o->work && o->summary))
                 return replay_bad_input("--no-optimum only applies to --work --summary");
+        if (o->optimum_states && (!(o->work && o->summary) || o->no_optimum))
+                return replay_bad_input("--optimum-states only applies to --work --summary with the optimum");
         return -1; /* carry on */
 }
 
@@ -298,6 +308,11 @@ static int replay_trace(struct replay *rp, const struct options *o, FILE *in) {
         if (o->work) {
                 struct work_options wo = { .summary = o->summary, .optimum = !o->no_optimum };
                 r = parse_static_power(o->static_power, &wo.static_power);
+                if (r == 0 && o->optimum_states &&
+                    (df_safe_atou64(o->optimum_states, &wo.optimum_max_states) < 0 ||
+                     wo.optimum_max_states == 0))
+                        r = replay_bad_input(
+                                "--optimum-states: '%s' is not a count of states above 0", o->optimum_states);
                 if (r == 0)
                         r = work_stream(rp, &wo, in, stdout);
         } else {
