@@ -34,9 +34,7 @@ static int on_client_gone(sd_bus_track *t, void *userdata) {
 
         /* Hold the record while its requests and checks go (the last drop would free it). */
         c->n_pending++;
-        auth_checks_cancel_client(c->bus, c->name);
-        while (c->requests)
-                request_drop(c->requests, true);
+        c->bus->client_leaving(c);
         c->n_pending--;
         if (n > 0)
                 log_info("%s left the bus; its %zu request%s released", c->name, n, n == 1 ? "" : "s");

@@ -42,7 +42,7 @@ static int emit_changed(struct bus *b, struct manager_device *d, unsigned mask) 
                 if (!(mask & changed_map[i].bit))
                         continue;
                 if (!entries[i])
-                        entries[i] = bus_vtable_property(device_vtable, changed_map[i].name);
+                        entries[i] = bus_vtable_property(b->device_vtable, changed_map[i].name);
                 if (!entries[i])
                         return -ENOENT;
                 props[n++] = entries[i];
@@ -188,4 +188,46 @@ void bus_batch_free(struct bus *b) {
         b->n_batch_signals = b->n_batch_devices = 0;
         b->allocated_batch_signals = b->allocated_batch_devices = 0;
         b->batch_depth = 0;
+}
+
+/* PropertiesChanged with the values of `props` as their getters give them, through the batch. */
+int bus_emit_properties_changed(
+        struct bus *b, const char *path, const char *interface, const sd_bus_vtable *const *props, size_t n,
+        void *userdata, const char *invalidated) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = sd_bus_message_new_signal(b->bus, &m, path, "org.freedesktop.DBus.Properties", "PropertiesChanged");
+        if (r >= 0)
+                r = sd_bus_message_append_basic(m, 's', interface);
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'a', "{sv}");
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                const char *name = props[i]->x.property.member;
+
+                r = sd_bus_message_open_container(m, 'e', "sv");
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(m, 's', name);
+                if (r >= 0)
+                        r = sd_bus_message_open_container(m, 'v', props[i]->x.property.signature);
+                if (r >= 0)
+                        r = props[i]->x.property.get(b->bus, path, interface, name, m, userdata, &error);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+        }
+        sd_bus_error_free(&error);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'a', "s");
+        if (r >= 0 && invalidated)
+                r = sd_bus_message_append_basic(m, 's', invalidated);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        if (r >= 0)
+                r = bus_send_signal(b, m);
+        return r;
 }

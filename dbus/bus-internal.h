@@ -1,5 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* What the bus layer's files share: the context, clients, requests, authorization. */
+/* What the bus layer's files share: the context, clients, requests, authorization.
+ *
+ * The files call one way, each only those before it in this list: bus-util.c, bus-senders.c,
+ * bus-client.c, bus-device-changes.c, bus-request-table.c, bus-blame.c, bus-authorize.c,
+ * bus-request.c, bus-request-held.c, bus-device.c, bus-manager.c, bus-large-reads.c,
+ * bus-logcontrol.c, bus-logind.c, bus-power-profiles.c, and bus.c on top, which sets up the rest.
+ * Where a lower file must act on something a higher one owns (a client leaving drops its requests;
+ * a lease expiring drops its request; a change signal needs the device's vtable), bus.c hands it a
+ * function or a table in struct bus. */
 #pragma once
 
 #include <stdbool.h>
@@ -95,6 +103,11 @@ struct bus {
         void *lost_userdata;
         sd_bus_slot *disconnected;
         bool devices_changed; /* a device was added or removed since Devices was last announced */
+        /* Set by bus.c, so that the files below it need not call up: the device interface's
+         * vtable (for the changes' signals), and what goes when a client leaves the bus. */
+        const sd_bus_vtable *device_vtable;
+        void (*client_leaving)(struct client *c);
+        void (*drop_request)(struct request *q, bool reevaluate); /* request_drop(), for the leases */
 
         sd_event_source *coalesce_timer; /* armed only while a CurrentFrequency signal is held back */
 
@@ -195,9 +208,7 @@ void request_leases_free(struct bus *b);
 
 /* dbus/bus-request-held.c: the daemon's own requests, for the active profile's floors and ceilings */
 void held_requests_sync(struct manager *m, struct manager_device *d, void *userdata);
-bool request_is_held(const struct request *q);
 /* Drop one (its device goes, or the bus does). */
-void held_request_drop(struct request *q);
 void held_requests_free(struct bus *b);
 
 /* dbus/bus-request.c */
@@ -213,6 +224,11 @@ int request_add(
 /* The log line, InterfacesAdded and the device's Requests change for a new request. */
 void request_announce(struct request *q);
 void request_drop(struct request *r, bool reevaluate);
+/* A request of the daemon's own (a profile's floor or ceiling): dropped without a client. */
+void held_request_drop(struct request *q);
+static inline bool request_is_held(const struct request *q) {
+        return q->client && q->client == q->bus->daemon_client;
+}
 void requests_free_all(struct bus *b);
 int request_validate_value(struct manager_device *d, enum df_qos_type type, uint64_t value, sd_bus_error *error);
 

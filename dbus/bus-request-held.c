@@ -14,10 +14,6 @@
 #include "logging.h"
 #include "units.h"
 
-bool request_is_held(const struct request *q) {
-        return q->client && q->client == q->bus->daemon_client;
-}
-
 static struct client *daemon_client(struct bus *b) {
         const char *unique = NULL;
         struct client *c;
@@ -38,19 +34,6 @@ static struct client *daemon_client(struct bus *b) {
         }
         b->daemon_client = c;
         return c;
-}
-
-void held_request_drop(struct request *q) {
-        struct bus *b = q->bus;
-
-        (void) request_emit_removed(b, q);
-        (void) df_idtable_remove(&b->requests, q->id);
-        request_unlink(q);
-        (void) df_qos_remove_request(&q->qos);
-        blame_request_ended(q);
-        b->n_held--;
-        log_debug("%s: request %" PRIu64 " of %s removed", q->device->name, q->id, q->reason);
-        request_free(q);
 }
 
 void held_requests_free(struct bus *b) {

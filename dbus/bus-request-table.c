@@ -70,7 +70,7 @@ static int on_lease_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 
         while ((q = df_heap_peek(&b->leases)) && q->expires_boottime <= now) {
                 log_info("%s: request %" PRIu64 " expired", q->device->name, q->id);
-                request_drop(q, true);
+                b->drop_request(q, true);
         }
         lease_rearm(b);
         return 0;

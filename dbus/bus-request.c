@@ -283,6 +283,20 @@ static void memory_trim_later(struct bus *b) {
                 b->trim = NULL;
 }
 
+/* A request of the daemon's own (a profile's) goes without a client to account it to. */
+void held_request_drop(struct request *q) {
+        struct bus *b = q->bus;
+
+        (void) request_emit_removed(b, q);
+        (void) df_idtable_remove(&b->requests, q->id);
+        request_unlink(q);
+        (void) df_qos_remove_request(&q->qos);
+        blame_request_ended(q);
+        b->n_held--;
+        log_debug("%s: request %" PRIu64 " of %s removed", q->device->name, q->id, q->reason);
+        request_free(q);
+}
+
 void request_drop(struct request *q, bool reevaluate) {
         struct bus *b = q->bus;
         struct manager_device *d = q->device;

@@ -59,6 +59,13 @@ static void on_device_changed(struct manager *m, struct manager_device *d, unsig
         device_emit_changes(userdata, d, mask);
 }
 
+/* A client left the bus: its pending authorization checks and its requests go with it. */
+static void on_client_leaving(struct client *c) {
+        auth_checks_cancel_client(c->bus, c->name);
+        while (c->requests)
+                request_drop(c->requests, true);
+}
+
 static const struct manager_listener listener = {
         .devices_changed = on_devices_changed,
         .device_removing = on_device_removing,
@@ -67,86 +74,6 @@ static const struct manager_listener listener = {
         .thermal_changed = manager_emit_thermal_changed,
         .profile_requests = held_requests_sync,
 };
-
-/* --- signals ---------------------------------------------------------------------------------- */
-
-int bus_emit_properties_changed(
-        struct bus *b, const char *path, const char *interface, const sd_bus_vtable *const *props, size_t n,
-        void *userdata, const char *invalidated) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        int r;
-
-        r = sd_bus_message_new_signal(b->bus, &m, path, "org.freedesktop.DBus.Properties", "PropertiesChanged");
-        if (r >= 0)
-                r = sd_bus_message_append_basic(m, 's', interface);
-        if (r >= 0)
-                r = sd_bus_message_open_container(m, 'a', "{sv}");
-        for (size_t i = 0; r >= 0 && i < n; i++) {
-                const char *name = props[i]->x.property.member;
-
-                r = sd_bus_message_open_container(m, 'e', "sv");
-                if (r >= 0)
-                        r = sd_bus_message_append_basic(m, 's', name);
-                if (r >= 0)
-                        r = sd_bus_message_open_container(m, 'v', props[i]->x.property.signature);
-                if (r >= 0)
-                        r = props[i]->x.property.get(b->bus, path, interface, name, m, userdata, &error);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(m);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(m);
-        }
-        sd_bus_error_free(&error);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        if (r >= 0)
-                r = sd_bus_message_open_container(m, 'a', "s");
-        if (r >= 0 && invalidated)
-                r = sd_bus_message_append_basic(m, 's', invalidated);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        if (r >= 0)
-                r = bus_send_signal(b, m);
-        return r;
-}
-
-const char *bus_echo(const char *s, char buf[static ECHO_BUFFER]) {
-        char cut[ECHO_MAX + 1];
-        size_t n = strlen(s);
-        bool longer = n > ECHO_MAX;
-
-        if (longer) {
-                /* Back to the first byte of a UTF-8 sequence: the message must stay valid UTF-8. */
-                n = ECHO_MAX;
-                while (n > 0 && ((unsigned char) s[n] & 0xc0) == 0x80)
-                        n--;
-        }
-        memcpy(cut, s, n);
-        cut[n] = '\0';
-        /* A caller's string may be logged by whoever reads the error: no control character in it. */
-        n = df_escape_control(buf, ECHO_BUFFER - sizeof("…") + 1, cut);
-        if (longer)
-                memcpy(buf + n, "…", sizeof("…"));
-        return buf;
-}
-
-int bus_check_name_arg(const char *what, const char *name, sd_bus_error *error) {
-        char e[ECHO_BUFFER];
-
-        if (strlen(name) <= NAME_ARG_MAX)
-                return 0;
-        return sd_bus_error_setf(
-                error, SD_BUS_ERROR_INVALID_ARGS, "The %s name '%s' is longer than %d bytes", what,
-                bus_echo(name, e), NAME_ARG_MAX);
-}
-
-const sd_bus_vtable *bus_vtable_property(const sd_bus_vtable *vtable, const char *name) {
-        for (const sd_bus_vtable *v = vtable; v->type != _SD_BUS_VTABLE_END; v++)
-                if (v->type == _SD_BUS_VTABLE_PROPERTY && streq(v->x.property.member, name))
-                        return v;
-        return NULL;
-}
 
 /* --- setup ------------------------------------------------------------------------------------ */
 
@@ -220,6 +147,9 @@ static struct bus *bus_alloc(sd_event *event, struct manager *m) {
                 return NULL;
         b->event = sd_event_ref(event);
         b->manager = m;
+        b->device_vtable = device_vtable;
+        b->client_leaving = on_client_leaving;
+        b->drop_request = request_drop;
         return b;
 }
 
