@@ -76,6 +76,10 @@ static void top_done(struct top *t) {
         top_clear(t);
         free(t->detail);
         free(t->selected_path);
+        /* The bus holds the event while attached, and the event's sources point at the bus: part
+         * them, so that both are freed (the bus is closed by the caller). */
+        if (t->event)
+                (void) sd_bus_detach_event(t->c->bus);
         sd_event_unref(t->event);
 }
 
@@ -136,6 +140,7 @@ static int load(struct top *t) {
                 r = read_managed_objects(reply, on_object, t);
         if (r < 0)
                 return r;
+        reply = sd_bus_message_unref(reply);
         r = sd_bus_call_method(
                 t->c->bus, BUS_NAME, OBJECT_ROOT, IFACE_PROPERTIES, "GetAll", &error, &reply, "s",
                 IFACE_MANAGER);
