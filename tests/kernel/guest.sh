@@ -402,6 +402,7 @@ fi
 # is no other writer's.
 modprobe cpufreq_userspace 2>&1 | diag
 p0=$pol/policy0
+echo "$(cat "$pol/policy1/scaling_governor") $(cat "$pol/policy1/scaling_min_freq") $(cat "$pol/policy1/scaling_max_freq")" >"$tmp/p1.orig"
 p0_gov=$(cat "$p0/scaling_governor") p0_min=$(cat "$p0/scaling_min_freq") p0_max=$(cat "$p0/scaling_max_freq")
 cat >"$tmp/conf.d/cpu.conf" <<EOC
 [device cpu0]
@@ -474,6 +475,61 @@ else
         tail -n 20 "$tmp/daemon.log" | diag
 fi
 rm -f "$tmp/conf.d/thermal.conf"
+
+# =============================================================== a CPU offline and online
+# policy1 in govern mode (powersave: the kernel's userspace governor at 800 MHz). Offline, the
+# kernel keeps the policy inactive (every read of its attributes is EBUSY); online, it sets it up
+# afresh through the driver's init, which starts at 2 GHz, and the userspace governor starts at
+# that. devfreqd must write its 800 MHz again.
+p1=$pol/policy1
+cpu1=/sys/devices/system/cpu/cpu1/online
+p1_cur() { cat "$p1/scaling_cur_freq"; }
+cat >"$tmp/conf.d/cpu1.conf" <<EOC
+[device cpu1]
+path = $p1
+mode = govern
+governor = powersave
+EOC
+cpu_cycle() { # offline, then online again; the frequency the kernel set it up at
+        echo 0 >"$cpu1"
+        sleep 0.5
+        echo "offline: reading affected_cpus: $(cat "$p1/affected_cpus" 2>&1)" | diag
+        echo 1 >"$cpu1"
+}
+if start_daemon; then
+        check "govern mode on policy1 runs it at 800 MHz" wait_until 10 eval '[[ $(p1_cur) == 800000 ]]'
+        # Without udevd: what a CPU cycled offline and online shows (no uevent reaches devfreqd).
+        cpu_cycle
+        sleep 2
+        echo "without udevd, after cpu1 offline/online: policy1 at $(p1_cur) kHz, governor $(cat "$p1/scaling_governor")" | diag
+        grep -E 'cpu1: ' "$tmp/daemon.log" | tail -n 3 | diag
+        stop_daemon
+else
+        not_ok "devfreqd starts with policy1 in govern mode"
+        tail -n 20 "$tmp/daemon.log" | diag
+fi
+# From here udevd runs: the kernel's uevents reach devfreqd through it.
+/lib/systemd/systemd-udevd >"$tmp/udevd.log" 2>&1 &
+udevd_pid=$!
+pids+=($udevd_pid)
+wait_until 10 test -S /run/udev/control || { echo "systemd-udevd did not start" | diag; tail -n 5 "$tmp/udevd.log" | diag; }
+if start_daemon; then
+        check "with udevd: govern mode on policy1 runs it at 800 MHz" wait_until 10 eval '[[ $(p1_cur) == 800000 ]]'
+        echo 0 >"$cpu1"
+        check "... cpu1 offline: devfreqd leaves the inactive policy alone" \
+                wait_until 10 grep -q 'cpu1: every CPU of the policy is offline' "$tmp/daemon.log"
+        echo 1 >"$cpu1"
+                check "... cpu1 online: devfreqd applies the policy again (userspace, 800 MHz)" \
+                wait_until 10 eval '[[ "$(cat "$p1/scaling_governor") $(p1_cur)" == "userspace 800000" ]]'
+        stop_daemon
+        is "... stop restores policy1's governor and limits" \
+                "$(cat "$p1/scaling_governor") $(cat "$p1/scaling_min_freq") $(cat "$p1/scaling_max_freq")" \
+                "$(cat "$tmp/p1.orig")"
+else
+        not_ok "devfreqd starts with udevd and policy1 in govern mode"
+        tail -n 20 "$tmp/daemon.log" | diag
+fi
+rm -f "$tmp/conf.d/cpu1.conf"
 
 is "every devfreqd run exited with status 0" "$(cat "$tmp/exits" 2>/dev/null)" ""
 is "no sanitizer report in devfreqd's log" "$(grep -cE 'AddressSanitizer|LeakSanitizer|runtime error:' "$tmp/daemon.log")" 0
