@@ -531,6 +531,44 @@ else
 fi
 rm -f "$tmp/conf.d/cpu1.conf"
 
+# =============================================================== the cpufreq driver reloaded
+# rmmod and insmod of the module unregister and register its cpufreq driver: the policies' sysfs
+# directories go and come back at the same paths. No `cpu` uevent says so; the module's own
+# uevents (subsystem "module", sent after its init and after its exit) do.
+p0_cur() { cat "$p0/scaling_cur_freq" 2>/dev/null; }
+cat >"$tmp/conf.d/cpu.conf" <<EOC
+[device cpu0]
+path = $p0
+mode = govern
+governor = powersave
+EOC
+if kill -0 "$udevd_pid" 2>/dev/null && start_daemon; then
+        check "govern mode on policy0 (powersave) runs it at 800 MHz" wait_until 10 eval '[[ $(p0_cur) == 800000 ]]'
+        log_at=$(wc -l <"$tmp/daemon.log")
+        rmmod devfreq_test 2>&1 | diag
+        check "... the module removed: devfreqd detaches policy0" \
+                wait_until 10 grep -q "cpu0: $p0 went away" "$tmp/daemon.log"
+        if ! out=$(insmod "$top_builddir/tests/kernel/module-build/devfreq_test.ko" polling_ms=20 2>&1); then
+                not_ok "the test module loads again"
+                diag <<<"$out"
+        fi
+        check "... loaded again: devfreqd attaches the new policy0 and runs it at 800 MHz under userspace (the driver starts it at 2 GHz)" \
+                wait_until 10 eval '[[ "$(cat "$p0/scaling_governor" 2>/dev/null) $(p0_cur)" == "userspace 800000" ]]'
+        echo "the uevents devfreqd heard through udevd meanwhile:" | diag
+        tail -n +"$((log_at + 1))" "$tmp/daemon.log" | grep -o 'uevent: .*' | sort | uniq -c | diag
+        st=$("$devfreqctl" status 2>&1)
+        is "... devfreqctl status lists both policies and both devfreq devices" \
+                "$(grep -cE '^(policy0|policy1|cpu0|dftest-gpu|dftest-dmc) ' <<<"$st")" 4
+        "$devfreqctl" reload 2>&1 | diag
+        is "... a reload keeps them" "$("$devfreqctl" status 2>&1 | grep -cE '^(policy0|policy1|cpu0|dftest-gpu|dftest-dmc) ')" 4
+        stop_daemon
+        is "... stop restores the new policy0's governor" "$(cat "$p0/scaling_governor")" "$p0_gov"
+else
+        not_ok "devfreqd starts with udevd and policy0 in govern mode"
+        tail -n 20 "$tmp/daemon.log" | diag
+fi
+rm -f "$tmp/conf.d/cpu.conf"
+
 is "every devfreqd run exited with status 0" "$(cat "$tmp/exits" 2>/dev/null)" ""
 is "no sanitizer report in devfreqd's log" "$(grep -cE 'AddressSanitizer|LeakSanitizer|runtime error:' "$tmp/daemon.log")" 0
 echo "devfreqd's log (tail):" | diag
