@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Uevents from udev's netlink group (sd_device_monitor): devfreq nodes added and removed, CPUs
- * added, removed, onlined and offlined. Only the event's own properties are used; DEVPATH is
- * resolved under the daemon's root, never through libsystemd (that would read the host's /sys). */
+ * added, removed, onlined and offlined, and modules loaded and unloaded (a cpufreq driver registered
+ * or unregistered sends no `cpu` uevent: its policies' directories come and go silently, and the
+ * module's own uevent, sent after its init and after its exit, is what announces it). Only the event's own
+ * properties are used; DEVPATH is resolved under the daemon's root, never through libsystemd (that would read
+ * the host's /sys). */
 
 #include <assert.h>
 #include <errno.h>
@@ -55,6 +58,9 @@ static int on_uevent(sd_device_monitor *monitor, sd_device *device, void *userda
                 if (action == SD_DEVICE_ADD || action == SD_DEVICE_REMOVE || action == SD_DEVICE_ONLINE ||
                     action == SD_DEVICE_OFFLINE)
                         manager_rescan_policies(m);
+        } else if (streq(subsystem, "module")) {
+                if (action == SD_DEVICE_ADD || action == SD_DEVICE_REMOVE)
+                        manager_rescan_policies(m);
         } else if (streq(subsystem, "devfreq")) {
                 if (action == SD_DEVICE_ADD)
                         (void) manager_attach_path(m, path);
@@ -76,6 +82,8 @@ int hotplug_start(sd_event *event, struct manager *m, sd_device_monitor **ret) {
                 r = sd_device_monitor_filter_add_match_subsystem_devtype(monitor, "devfreq", NULL);
         if (r >= 0)
                 r = sd_device_monitor_filter_add_match_subsystem_devtype(monitor, "cpu", NULL);
+        if (r >= 0)
+                r = sd_device_monitor_filter_add_match_subsystem_devtype(monitor, "module", NULL);
         if (r >= 0)
                 r = sd_device_monitor_attach_event(monitor, event);
         if (r >= 0)

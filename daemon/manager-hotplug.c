@@ -114,7 +114,8 @@ void manager_detach_path(struct manager *m, const char *path) {
         manager_detach_vanished(m);
 }
 
-/* The policies' CPUs changed: new policies attach, gone ones detach, offline ones wait. */
+/* The policies' CPUs changed, or a module came or went (a cpufreq driver with it): new policies
+ * attach, gone ones detach (one re-created at its path is attached afresh), offline ones wait. */
 void manager_rescan_policies(struct manager *m) {
         char **paths = NULL;
         size_t n = 0;
@@ -135,6 +136,8 @@ void manager_rescan_policies(struct manager *m) {
                 if (d->node->kind != DF_KIND_CPUFREQ)
                         continue;
                 if (!df_node_exists(d->node)) {
+                        if (!d->vanished)
+                                log_info("%s: %s went away", d->name, d->node->path);
                         d->vanished = true;
                         continue;
                 }

@@ -251,14 +251,17 @@ bool df_node_exists(const struct df_node *n) {
 
 bool df_node_online(const struct df_node *n) {
         _cleanup_free_ char *text = NULL;
+        int r;
 
         assert(n);
 
         if (n->kind != DF_KIND_CPUFREQ)
                 return true;
-        /* A policy whose CPUs are all offline lists none in affected_cpus. */
-        if (node_read_text(n->dirfd, "affected_cpus", &text) < 0)
-                return true;
+        /* A policy whose CPUs are all offline is inactive: the kernel refuses every read of its
+         * attributes with EBUSY (cpufreq.c's show()). Older fakes listed no CPU in affected_cpus. */
+        r = node_read_text(n->dirfd, "affected_cpus", &text);
+        if (r < 0)
+                return r != -EBUSY;
         return text[strspn(text, " \t\n")] != '\0';
 }
 

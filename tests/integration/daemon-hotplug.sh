@@ -142,6 +142,25 @@ uevent online cpu /devices/system/cpu/cpu0
 back() { [[ $(kread "$policy0/scaling_governor") == userspace && $(kread "$policy0/scaling_setspeed") == 1200000 ]]; }
 check "a CPU online again: the policy is applied in full" wait_until 5 back
 
+# ================================================================ the cpufreq driver reloaded
+# Unregistering a cpufreq driver removes its policies' directories and registering it makes them
+# afresh, with no `cpu` uevent; the driver's module sends its own (subsystem "module").
+cp -a "$root$policy0" "$tmp/away/policy0"
+rm -rf "$root$policy0"
+uevent remove module /module/acpi_cpufreq
+gone_logged() { grep -q "cpu: $policy0 went away" "$daemon_log"; }
+check "a cpufreq driver's module unloaded: the gone policy is detached" wait_until 5 gone_logged
+check "... and it is not on the bus" wait_until 5 not_on_bus cpu
+cp -a "$tmp/away/policy0" "$root$policy0"
+kwrite "$policy0/scaling_governor" schedutil # a new policy, under the kernel's default governor
+printf '<unsupported>\n' >"$root$policy0/scaling_setspeed"
+uevent add module /module/acpi_cpufreq
+check "... loaded again: the new policy at the same path is attached" wait_until 5 on_bus cpu
+fresh() { [[ $(kread "$policy0/scaling_governor") == userspace && $(kread "$policy0/scaling_setspeed") == 1200000 ]]; }
+wait_until 5 fresh || true
+is "... and applied in full (userspace, the 1.2 GHz set over the bus before, kept for its name)" \
+        "$(kread "$policy0/scaling_governor") $(kread "$policy0/scaling_setspeed")" "userspace 1200000"
+
 # ================================================================ suspend and resume
 "$PYTHON3" -m dbusmock --system --template logind >>"$tmp/logind.log" 2>&1 &
 track $!

@@ -41,6 +41,21 @@ gpu_min_is() { [[ $(kread "$gpu/min_freq") == "$1" ]]; }
 check "... and written to the new node" wait_until 10 gpu_min_is 400000000
 client_stop a
 check "... its end gives the floor back (0: no limit)" wait_until 10 gpu_min_is 0
+# A cpufreq driver unloaded and loaded again (no `cpu` uevent, and here no uevent at all): its
+# policies' directories go and come back at the same paths; the first access finds the old one dead.
+cp -a "$root$policy0" "$tmp/policy0.dir"
+rm -rf "$root$policy0"
+cp -a "$tmp/policy0.dir" "$root$policy0"
+client_start b
+client_cmd b add policy0 min-frequency 1600000000 >/dev/null
+check "a cpufreq policy re-created at its path: the first access finds it dead and attaches the new one" \
+        wait_until 10 grep -q 'policy0: .* appeared; attaching it' "$daemon_log"
+like "... a request made then is accepted" "$(client_cmd b add policy0 min-frequency 1600000000)" '^ok '
+p0_min_is() { [[ $(kread "$policy0/scaling_min_freq") == "$1" ]]; }
+check "... and written to the new policy" wait_until 10 p0_min_is 1600000
+orig_p0_min=$(tr -d "\n" <"$tmp/policy0.dir/scaling_min_freq")
+client_stop b
+check "... its end gives the policy's floor back ($orig_p0_min)" wait_until 10 p0_min_is "$orig_p0_min"
 stop_daemon
 is "devfreqd exits cleanly" "$daemon_status" 0
 tap_done

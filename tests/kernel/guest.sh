@@ -402,6 +402,7 @@ fi
 # is no other writer's.
 modprobe cpufreq_userspace 2>&1 | diag
 p0=$pol/policy0
+echo "$(cat "$pol/policy1/scaling_governor") $(cat "$pol/policy1/scaling_min_freq") $(cat "$pol/policy1/scaling_max_freq")" >"$tmp/p1.orig"
 p0_gov=$(cat "$p0/scaling_governor") p0_min=$(cat "$p0/scaling_min_freq") p0_max=$(cat "$p0/scaling_max_freq")
 cat >"$tmp/conf.d/cpu.conf" <<EOC
 [device cpu0]
@@ -474,6 +475,99 @@ else
         tail -n 20 "$tmp/daemon.log" | diag
 fi
 rm -f "$tmp/conf.d/thermal.conf"
+
+# =============================================================== a CPU offline and online
+# policy1 in govern mode (powersave: the kernel's userspace governor at 800 MHz). Offline, the
+# kernel keeps the policy inactive (every read of its attributes is EBUSY); online, it sets it up
+# afresh through the driver's init, which starts at 2 GHz, and the userspace governor starts at
+# that. devfreqd must write its 800 MHz again.
+p1=$pol/policy1
+cpu1=/sys/devices/system/cpu/cpu1/online
+p1_cur() { cat "$p1/scaling_cur_freq"; }
+cat >"$tmp/conf.d/cpu1.conf" <<EOC
+[device cpu1]
+path = $p1
+mode = govern
+governor = powersave
+EOC
+cpu_cycle() { # offline, then online again; the frequency the kernel set it up at
+        echo 0 >"$cpu1"
+        sleep 0.5
+        echo "offline: reading affected_cpus: $(cat "$p1/affected_cpus" 2>&1)" | diag
+        echo 1 >"$cpu1"
+}
+if start_daemon; then
+        check "govern mode on policy1 runs it at 800 MHz" wait_until 10 eval '[[ $(p1_cur) == 800000 ]]'
+        # Without udevd: what a CPU cycled offline and online shows (no uevent reaches devfreqd).
+        cpu_cycle
+        sleep 2
+        echo "without udevd, after cpu1 offline/online: policy1 at $(p1_cur) kHz, governor $(cat "$p1/scaling_governor")" | diag
+        grep -E 'cpu1: ' "$tmp/daemon.log" | tail -n 3 | diag
+        stop_daemon
+else
+        not_ok "devfreqd starts with policy1 in govern mode"
+        tail -n 20 "$tmp/daemon.log" | diag
+fi
+# From here udevd runs: the kernel's uevents reach devfreqd through it.
+/lib/systemd/systemd-udevd >"$tmp/udevd.log" 2>&1 &
+udevd_pid=$!
+pids+=($udevd_pid)
+wait_until 10 test -S /run/udev/control || { echo "systemd-udevd did not start" | diag; tail -n 5 "$tmp/udevd.log" | diag; }
+if start_daemon; then
+        check "with udevd: govern mode on policy1 runs it at 800 MHz" wait_until 10 eval '[[ $(p1_cur) == 800000 ]]'
+        echo 0 >"$cpu1"
+        check "... cpu1 offline: devfreqd leaves the inactive policy alone" \
+                wait_until 10 grep -q 'cpu1: every CPU of the policy is offline' "$tmp/daemon.log"
+        echo 1 >"$cpu1"
+                check "... cpu1 online: devfreqd applies the policy again (userspace, 800 MHz)" \
+                wait_until 10 eval '[[ "$(cat "$p1/scaling_governor") $(p1_cur)" == "userspace 800000" ]]'
+        stop_daemon
+        is "... stop restores policy1's governor and limits" \
+                "$(cat "$p1/scaling_governor") $(cat "$p1/scaling_min_freq") $(cat "$p1/scaling_max_freq")" \
+                "$(cat "$tmp/p1.orig")"
+else
+        not_ok "devfreqd starts with udevd and policy1 in govern mode"
+        tail -n 20 "$tmp/daemon.log" | diag
+fi
+rm -f "$tmp/conf.d/cpu1.conf"
+
+# =============================================================== the cpufreq driver reloaded
+# rmmod and insmod of the module unregister and register its cpufreq driver: the policies' sysfs
+# directories go and come back at the same paths. No `cpu` uevent says so; the module's own
+# uevents (subsystem "module", sent after its init and after its exit) do.
+p0_cur() { cat "$p0/scaling_cur_freq" 2>/dev/null; }
+cat >"$tmp/conf.d/cpu.conf" <<EOC
+[device cpu0]
+path = $p0
+mode = govern
+governor = powersave
+EOC
+if kill -0 "$udevd_pid" 2>/dev/null && start_daemon; then
+        check "govern mode on policy0 (powersave) runs it at 800 MHz" wait_until 10 eval '[[ $(p0_cur) == 800000 ]]'
+        log_at=$(wc -l <"$tmp/daemon.log")
+        rmmod devfreq_test 2>&1 | diag
+        check "... the module removed: devfreqd detaches policy0" \
+                wait_until 10 grep -q "cpu0: $p0 went away" "$tmp/daemon.log"
+        if ! out=$(insmod "$top_builddir/tests/kernel/module-build/devfreq_test.ko" polling_ms=20 2>&1); then
+                not_ok "the test module loads again"
+                diag <<<"$out"
+        fi
+        check "... loaded again: devfreqd attaches the new policy0 and runs it at 800 MHz under userspace (the driver starts it at 2 GHz)" \
+                wait_until 10 eval '[[ "$(cat "$p0/scaling_governor" 2>/dev/null) $(p0_cur)" == "userspace 800000" ]]'
+        echo "the uevents devfreqd heard through udevd meanwhile:" | diag
+        tail -n +"$((log_at + 1))" "$tmp/daemon.log" | grep -o 'uevent: .*' | sort | uniq -c | diag
+        st=$("$devfreqctl" status 2>&1)
+        is "... devfreqctl status lists both policies and both devfreq devices" \
+                "$(grep -cE '^(policy0|policy1|cpu0|dftest-gpu|dftest-dmc) ' <<<"$st")" 4
+        "$devfreqctl" reload 2>&1 | diag
+        is "... a reload keeps them" "$("$devfreqctl" status 2>&1 | grep -cE '^(policy0|policy1|cpu0|dftest-gpu|dftest-dmc) ')" 4
+        stop_daemon
+        is "... stop restores the new policy0's governor" "$(cat "$p0/scaling_governor")" "$p0_gov"
+else
+        not_ok "devfreqd starts with udevd and policy0 in govern mode"
+        tail -n 20 "$tmp/daemon.log" | diag
+fi
+rm -f "$tmp/conf.d/cpu.conf"
 
 is "every devfreqd run exited with status 0" "$(cat "$tmp/exits" 2>/dev/null)" ""
 is "no sanitizer report in devfreqd's log" "$(grep -cE 'AddressSanitizer|LeakSanitizer|runtime error:' "$tmp/daemon.log")" 0
