@@ -326,25 +326,15 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 }
 
 static int watch(struct monitor *m) {
-        sd_bus *bus = m->c->bus;
-        int r;
+        static const struct ctl_object_handlers handlers = {
+                .properties_changed = on_properties_changed,
+                .interfaces_added = on_interfaces_added,
+                .interfaces_removed = on_interfaces_removed,
+                .name_owner_changed = on_name_owner_changed,
+                .disconnected = on_disconnected,
+        };
 
-        r = sd_bus_add_match(
-                bus, NULL,
-                "type='signal',sender='" BUS_NAME "',interface='" IFACE_PROPERTIES "',"
-                "member='PropertiesChanged',path_namespace='" OBJECT_ROOT "'",
-                on_properties_changed, m);
-        if (r >= 0)
-                r = sd_bus_match_signal(
-                        bus, NULL, BUS_NAME, OBJECT_ROOT, IFACE_OBJECT_MANAGER, "InterfacesAdded",
-                        on_interfaces_added, m);
-        if (r >= 0)
-                r = sd_bus_match_signal(
-                        bus, NULL, BUS_NAME, OBJECT_ROOT, IFACE_OBJECT_MANAGER, "InterfacesRemoved",
-                        on_interfaces_removed, m);
-        if (r >= 0)
-                r = ctl_watch_daemon(m->c, on_name_owner_changed, on_disconnected, m);
-        return r;
+        return ctl_watch_objects(m->c, &handlers, m);
 }
 
 int cmd_monitor(struct ctl *c) {

@@ -647,25 +647,15 @@ static int on_post(sd_event_source *s, void *userdata) {
 }
 
 static int watch(struct top *t) {
-        sd_bus *bus = t->c->bus;
-        int r;
+        static const struct ctl_object_handlers handlers = {
+                .properties_changed = on_properties_changed,
+                .interfaces_added = on_interfaces_added,
+                .interfaces_removed = on_interfaces_removed,
+                .name_owner_changed = on_name_owner_changed,
+                .disconnected = on_disconnected,
+        };
 
-        r = sd_bus_add_match(
-                bus, NULL,
-                "type='signal',sender='" BUS_NAME "',interface='" IFACE_PROPERTIES "',"
-                "member='PropertiesChanged',path_namespace='" OBJECT_ROOT "'",
-                on_properties_changed, t);
-        if (r >= 0)
-                r = sd_bus_match_signal(
-                        bus, NULL, BUS_NAME, OBJECT_ROOT, IFACE_OBJECT_MANAGER, "InterfacesAdded",
-                        on_interfaces_added, t);
-        if (r >= 0)
-                r = sd_bus_match_signal(
-                        bus, NULL, BUS_NAME, OBJECT_ROOT, IFACE_OBJECT_MANAGER, "InterfacesRemoved",
-                        on_interfaces_removed, t);
-        if (r >= 0)
-                r = ctl_watch_daemon(t->c, on_name_owner_changed, on_disconnected, t);
-        return r;
+        return ctl_watch_objects(t->c, &handlers, t);
 }
 
 static int setup_events(struct top *t) {

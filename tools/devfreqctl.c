@@ -115,6 +115,27 @@ int ctl_get_all(struct ctl *c, const char *subject, const char *path, const char
         return 0;
 }
 
+int ctl_watch_objects(struct ctl *c, const struct ctl_object_handlers *h, void *userdata) {
+        int r;
+
+        r = sd_bus_add_match(
+                c->bus, NULL,
+                "type='signal',sender='" BUS_NAME "',interface='" IFACE_PROPERTIES "',"
+                "member='PropertiesChanged',path_namespace='" OBJECT_ROOT "'",
+                h->properties_changed, userdata);
+        if (r >= 0)
+                r = sd_bus_match_signal(
+                        c->bus, NULL, BUS_NAME, OBJECT_ROOT, IFACE_OBJECT_MANAGER, "InterfacesAdded",
+                        h->interfaces_added, userdata);
+        if (r >= 0)
+                r = sd_bus_match_signal(
+                        c->bus, NULL, BUS_NAME, OBJECT_ROOT, IFACE_OBJECT_MANAGER, "InterfacesRemoved",
+                        h->interfaces_removed, userdata);
+        if (r >= 0)
+                r = ctl_watch_daemon(c, h->name_owner_changed, h->disconnected, userdata);
+        return r;
+}
+
 int ctl_watch_daemon(
         struct ctl *c, sd_bus_message_handler_t on_name_owner_changed,
         sd_bus_message_handler_t on_disconnected, void *userdata) {

@@ -83,6 +83,13 @@ int ctl_usage(const char *fmt, ...) _printf_(1, 2);
 int ctl_device_path(struct ctl *c, const char *name, char **ret);
 /* GetAll of `iface` on `path`: 0, or a negative errno after saying why on stderr. */
 int ctl_get_all(struct ctl *c, const char *subject, const char *path, const char *iface, struct props *ret);
+/* Follow every object of the daemon: PropertiesChanged under its root, InterfacesAdded and
+ * InterfacesRemoved, the name's owner and the connection (ctl_watch_daemon()). */
+struct ctl_object_handlers {
+        sd_bus_message_handler_t properties_changed, interfaces_added, interfaces_removed;
+        sd_bus_message_handler_t name_owner_changed, disconnected;
+};
+int ctl_watch_objects(struct ctl *c, const struct ctl_object_handlers *h, void *userdata);
 /* Matches for the daemon's name changing owner (NameOwnerChanged, arg0 BUS_NAME: it came or left)
  * and for the connection's end (Disconnected), both to `userdata`, for as long as the bus lives. */
 int ctl_watch_daemon(
