@@ -75,21 +75,7 @@ static bool device_check_vanished(struct manager_device *d, int r) {
         return true;
 }
 
-int node_first_write(struct df_node *n, void *userdata) {
-        struct manager_device *d = userdata;
-        struct df_originals o;
-        int r;
-
-        /* A file left by a crashed run is trusted over what that run left in sysfs. */
-        if (originals_get(d->manager->originals, n->path))
-                return 0;
-        r = df_node_read_originals(n, &o);
-        if (r < 0)
-                return log_error_errno(r, "%s: cannot read the original settings of %s: %m", d->name, n->path);
-        return originals_add(d->manager->originals, n->path, &o);
-}
-
-static int device_prepare(struct manager_device *d) {
+int device_prepare(struct manager_device *d) {
         int r;
 
         r = df_node_prepare(d->node, d->dev->mode);
@@ -544,38 +530,11 @@ int manager_device_available_governors(struct manager_device *d, char ***ret, si
         return 0;
 }
 
-/* The interval the device is polled at: devfreqd's own governor's in govern mode; in clamp mode
- * the kernel's devfreq governor is the one that polls, at its polling_interval (ms; 0: it does
- * not). A cpufreq policy's kernel governor shows no per-policy interval. */
-uint64_t manager_device_polling_ms(const struct manager_device *d) {
-        uint64_t ms;
-
+/* The device's profile decision (made by manager-profile.c) against a key. */
+bool manager_device_profile_sets(const struct manager_device *d, const char *key) {
         assert(d);
 
-        if (d->dev->mode == DF_MODE_CLAMP) {
-                if (!d->node || d->node->kind != DF_KIND_DEVFREQ || d->vanished)
-                        return 0;
-                return df_attr_read_u64(d->node->dirfd, "polling_interval", &ms) >= 0 ? ms : 0;
-        }
-        return df_device_polls(d->dev) ? d->spec->polling_usec / 1000 : 0;
-}
-
-/* Phase two of attaching: the first writes (originals recorded just before), state, evaluation. */
-int device_activate(struct manager_device *d) {
-        assert(d);
-
-        d->node->first_write = node_first_write;
-        d->node->first_write_userdata = d;
-        d->node->dry_run = d->manager->dry_run;
-        df_device_set_backend(d->dev, &df_node_backend_ops, d->node);
-        df_device_set_event_handler(d->dev, device_event, d);
-        if (device_prepare(d) >= 0 && d->dev->mode == DF_MODE_CLAMP && d->spec->kernel_governor) {
-                int r = manager_device_set_governor_kernel(d, d->spec->kernel_governor);
-                if (r < 0)
-                        device_set_error(d, LOG_ERR, "%s", d->node->error[0] ? d->node->error : strerror(-r));
-        }
-        (void) device_apply_state(d);
-        (void) device_open_load(d);
-        device_evaluate(d, true);
-        return 0;
+        if (streq(key, "governor"))
+                return d->profile.governor_set;
+        return df_profile_sets_tunable(&d->profile, d->dev->governor.ops, key);
 }

@@ -1,32 +1,59 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* What the manager's files share and nobody else sees. */
+/*
+ * What the manager's files share and nobody else sees.
+ *
+ * The files call one way, each only the ones before it (checked on the objects by
+ * tests/build/daemon-layers.sh):
+ *   manager.c            lookups, polling groups, the deferred detach
+ *   manager-blame.c      the thermal rules' binding time on a device
+ *   manager-publish.c    what changed since the last report, for the listener
+ *   manager-device.c     one device: evaluation, errors, the bus-facing operations
+ *   manager-state.c      persisted choices applied to a device
+ *   manager-thermal.c    thermal rules: zones read, caps set
+ *   manager-profile.c    profiles decided and applied
+ *   manager-build.c      configuration to devices, nothing written
+ *   manager-offline.c    --check-config and --restore, without a running manager
+ *   manager-attach.c     attaching and detaching devices
+ *   manager-hotplug.c    devices and CPUs that come and go, resume
+ *   manager-lifecycle.c  new, start, reload, restore, free; the event sources' handlers
+ * What a lower file needs from a higher one runs through an event source the higher one made: a
+ * polling group's timer runs manager->poll_tick, and manager_detach_vanished_later() enables
+ * manager->detach_event.
+ */
 #pragma once
 
 #include <stdarg.h>
 
 #include "manager.h"
 
+/* manager.c */
+struct manager_device *manager_find_path(const struct manager *m, const char *path);
+void manager_regroup(struct manager *m);
+void manager_groups_free(struct manager *m);
+void manager_detach_vanished_later(struct manager *m);
+
+/* manager-blame.c */
+/* The device's cap is now `cap`: the rule giving it binds from now, the one before stops. */
+void manager_blame_thermal(struct manager *m, struct manager_device *d, uint64_t cap);
+void manager_blame_free(struct manager_device *d);
+
+/* manager-publish.c */
+void device_publish(struct manager_device *d, bool full);
+
 /* manager-device.c */
 void device_event(struct df_device *dev, void *userdata);
 void device_evaluate(struct manager_device *d, bool full_publish);
 void device_poll(struct manager_device *d);
-void device_publish(struct manager_device *d, bool full);
 void device_set_error(struct manager_device *d, int level, const char *fmt, ...) _printf_(3, 4);
-int device_activate(struct manager_device *d);
+/* The node made ready for the device's mode; a failure is in LastError (or the device vanished). */
+int device_prepare(struct manager_device *d);
 int device_open_load(struct manager_device *d);
 struct manager_device *device_free(struct manager_device *d);
-int node_first_write(struct df_node *n, void *userdata);
 int manager_device_set_governor_kernel(struct manager_device *d, const char *name);
 int device_switch_governor(struct manager_device *d, const struct df_governor_ops *ops);
 
 /* manager-state.c: persisted choices */
 int device_apply_state(struct manager_device *d);
-
-/* manager-profile.c */
-/* At start, after every device is attached: the persisted or the default profile. */
-void manager_profile_start(struct manager *m);
-/* After a reload: the active profile against the new configuration, or none when it is gone. */
-void manager_profile_reload(struct manager *m);
 
 /* manager-thermal.c */
 /* The rules of `c` from now on (a reload keeps the state of unchanged ones; new ones are read at
@@ -41,10 +68,11 @@ void manager_thermal_poll(struct manager *m, struct thermal_rule **rules, size_t
 void manager_thermal_changed(struct manager *m);
 void manager_thermal_free(struct manager *m);
 
-/* manager-blame.c */
-/* The device's cap is now `cap`: the rule giving it binds from now, the one before stops. */
-void manager_blame_thermal(struct manager *m, struct manager_device *d, uint64_t cap);
-void manager_blame_free(struct manager_device *d);
+/* manager-profile.c */
+/* At start, after every device is attached: the persisted or the default profile. */
+void manager_profile_start(struct manager *m);
+/* After a reload: the active profile against the new configuration, or none when it is gone. */
+void manager_profile_reload(struct manager *m);
 
 /* manager-build.c: turn the configuration into devices without writing anything */
 int build_devices(
@@ -66,12 +94,15 @@ int restore_entry(const struct df_root *root, const struct originals_entry *e, b
 /* Whether restore_entry()'s answer means the record goes. */
 bool restore_entry_done(int r);
 
-/* manager.c */
+/* manager-attach.c */
 void link_passive(struct manager *m);
 /* The originals of nodes about to be attached, saved with one write. */
 void record_originals(struct manager *m, struct manager_device **v, size_t n);
 /* Phase two of attaching, parents before children. */
 void activate_all(struct manager *m, struct manager_device **fresh, size_t n_fresh);
-void manager_regroup(struct manager *m);
+/* Written back and forgotten; `save`: the file is saved now, else the caller saves once for many. */
+void restore_device(struct manager *m, struct manager_device *d, bool save);
+/* Out of the list's way already: the listener told, the originals restored (`restore`) or dropped,
+ * the device freed. */
+void remove_device(struct manager *m, struct manager_device *d, bool restore);
 void manager_detach_vanished(struct manager *m);
-void manager_detach_vanished_later(struct manager *m);

@@ -30,14 +30,6 @@ const char *manager_profile_source_to_string(enum manager_profile_source s) {
         }
 }
 
-bool manager_device_profile_sets(const struct manager_device *d, const char *key) {
-        assert(d);
-
-        if (streq(key, "governor"))
-                return d->profile.governor_set;
-        return df_profile_sets_tunable(&d->profile, d->dev->governor.ops, key);
-}
-
 /* Govern mode: the governor outside any profile, the persisted one or the configured one. */
 static const struct df_governor_ops *base_governor(const struct manager_device *d) {
         const struct state_choice *c = state_get(d->manager->state, d->name, "governor");

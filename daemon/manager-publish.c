@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Change publication: a snapshot of what a device publishes, compared with the last one reported,
- * tells the listener which properties changed. */
+ * tells the listener which properties changed; and the polling interval it publishes. */
 
 #include <assert.h>
 #include <string.h>
@@ -108,4 +108,20 @@ void device_publish(struct manager_device *d, bool full) {
                 l->device_changed(
                         d->manager, d, full ? mask : mask | DEVICE_CHANGED_BY_POLL,
                         d->manager->listener_userdata);
+}
+
+/* The interval the device is polled at: devfreqd's own governor's in govern mode; in clamp mode
+ * the kernel's devfreq governor is the one that polls, at its polling_interval (ms; 0: it does
+ * not). A cpufreq policy's kernel governor shows no per-policy interval. */
+uint64_t manager_device_polling_ms(const struct manager_device *d) {
+        uint64_t ms;
+
+        assert(d);
+
+        if (d->dev->mode == DF_MODE_CLAMP) {
+                if (!d->node || d->node->kind != DF_KIND_DEVFREQ || d->vanished)
+                        return 0;
+                return df_attr_read_u64(d->node->dirfd, "polling_interval", &ms) >= 0 ? ms : 0;
+        }
+        return df_device_polls(d->dev) ? d->spec->polling_usec / 1000 : 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The manager's life: start, reload (validate everything, then swap), polling groups with one
- * timer per interval, detaching vanished devices, restoring originals. */
+/* What every file of the manager calls: the device list's lookups, the polling groups (one timer
+ * per interval, shared by devices and thermal rules) and the deferred detach. This is the bottom
+ * file of daemon/manager*.c: it calls none of the others (manager-internal.h gives the order). */
 
 #include <assert.h>
 #include <errno.h>
@@ -14,44 +15,6 @@
 #include "strv.h"
 #include "units.h"
 
-int manager_new(sd_event *event, const struct manager_options *o, struct manager **ret) {
-        struct manager *m;
-        int r;
-
-        assert(o);
-        assert(ret);
-
-        m = calloc(1, sizeof(*m));
-        if (!m)
-                return -ENOMEM;
-        m->event = sd_event_ref(event);
-        m->root.fd = -EBADF;
-        m->dry_run = o->dry_run;
-        m->config_file = strdup(o->config_file);
-        m->config_dir = o->config_dir ? strdup(o->config_dir) : NULL;
-        m->runtime_dir = strdup(o->runtime_dir);
-        m->state_dir = strdup(o->state_dir);
-        if (!m->config_file || (o->config_dir && !m->config_dir) || !m->runtime_dir || !m->state_dir) {
-                manager_free(m);
-                return -ENOMEM;
-        }
-        r = df_root_open(o->root, &m->root);
-        if (r < 0) {
-                log_error_errno(r, "Cannot open the root directory %s: %m", o->root);
-                manager_free(m);
-                return r;
-        }
-        r = originals_load(m->runtime_dir, &m->originals);
-        if (r >= 0)
-                r = state_load(m->state_dir, m->dry_run, &m->state);
-        if (r < 0) {
-                manager_free(m);
-                return r;
-        }
-        *ret = m;
-        return 0;
-}
-
 static void group_free(struct poll_group *g) {
         sd_event_source_disable_unref(g->timer);
         free(g->devices);
@@ -59,27 +22,14 @@ static void group_free(struct poll_group *g) {
         free(g);
 }
 
-struct manager *manager_free(struct manager *m) {
-        if (!m)
-                return NULL;
+void manager_groups_free(struct manager *m) {
+        assert(m);
+
         for (size_t i = 0; i < m->n_groups; i++)
                 group_free(m->groups[i]);
         free(m->groups);
-        manager_thermal_free(m);
-        sd_event_source_disable_unref(m->detach_event);
-        free_devices(m->devices, m->n_devices);
-        df_config_free(m->config);
-        originals_free(m->originals);
-        state_free(m->state);
-        df_root_close(&m->root);
-        sd_event_unref(m->event);
-        free(m->config_file);
-        free(m->config_dir);
-        free(m->runtime_dir);
-        free(m->state_dir);
-        free(m->profile);
-        free(m);
-        return NULL;
+        m->groups = NULL;
+        m->n_groups = 0;
 }
 
 void manager_set_listener(struct manager *m, const struct manager_listener *l, void *userdata) {
@@ -107,28 +57,14 @@ struct manager_device *manager_find_device(const struct manager *m, const char *
         return NULL;
 }
 
-/* --- polling groups ----------------------------------------------------------------------- */
-
-static int on_group_tick(sd_event_source *s, uint64_t usec, void *userdata) {
-        struct poll_group *g = userdata;
-        struct manager *m = g->manager;
-
-        /* Rules first: a cap that trips now applies to this tick's decisions. */
-        manager_thermal_poll(m, g->rules, g->n_rules);
-        for (size_t i = 0; i < g->n_devices; i++)
-                device_poll(g->devices[i]);
-
-        /* Keep the schedule, unless we fell behind by more than a period (suspend, overload). */
-        g->next += g->interval;
-        if (g->next <= usec)
-                g->next = usec + g->interval;
-        (void) sd_event_source_set_time(s, g->next);
-        (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-
-        /* May free this group: nothing may touch `g` afterwards. */
-        manager_detach_vanished(m);
-        return 0;
+struct manager_device *manager_find_path(const struct manager *m, const char *path) {
+        for (size_t i = 0; i < m->n_devices; i++)
+                if (streq(m->devices[i]->node->path, path))
+                        return m->devices[i];
+        return NULL;
 }
+
+/* --- polling groups ----------------------------------------------------------------------- */
 
 static struct poll_group *group_get(struct manager *m, uint64_t interval) {
         struct poll_group *g, **slot;
@@ -149,7 +85,7 @@ static struct poll_group *group_get(struct manager *m, uint64_t interval) {
         g->next = now_usec() + interval;
         r = sd_event_add_time(
                 m->event, &g->timer, CLOCK_MONOTONIC, g->next, MAX(UINT64_C(1000), interval / 100),
-                on_group_tick, g);
+                m->poll_tick, g);
         if (r < 0) {
                 log_error_errno(r, "Cannot add a %" PRIu64 " us timer: %m", interval);
                 free(g);
@@ -217,447 +153,16 @@ void manager_regroup(struct manager *m) {
         m->n_groups = kept;
 }
 
-/* --- attaching, detaching ----------------------------------------------------------------- */
-
-/* Parents before children, and the children lists, over the final device list. */
-void link_passive(struct manager *m) {
-        assert(m);
-
-        for (size_t i = 0; i < m->n_devices; i++) {
-                free(m->devices[i]->children);
-                m->devices[i]->children = NULL;
-                m->devices[i]->n_children = 0;
-                m->devices[i]->dev->parent = NULL;
-        }
-        for (size_t i = 0; i < m->n_devices; i++) {
-                struct manager_device *d = m->devices[i], *p, **slot;
-
-                if (!d->spec->parent)
-                        continue;
-                p = manager_find_device(m, d->spec->parent);
-                if (!p || p == d)
-                        continue;
-                slot = GROW(p->children, p->n_children);
-                if (!slot) {
-                        log_oom();
-                        continue;
-                }
-                *slot = d;
-                p->n_children++;
-                d->dev->parent = p->dev;
-        }
-}
-
-/* The originals of every node about to be attached, saved with one write (and one fsync), so
- * attaching a thousand devices does not rewrite the file a thousand times. */
-void record_originals(struct manager *m, struct manager_device **v, size_t n) {
-        size_t before = m->originals->n, added = 0;
-
-        assert(m);
-
-        if (m->dry_run)
-                return;
-        for (size_t i = 0; i < n; i++) {
-                struct df_originals o;
-
-                /* A clamp node that shares its limits is written only once there is something to
-                 * say, maybe never: its originals wait for that first write. */
-                if (v[i]->dev->mode == DF_MODE_CLAMP && !v[i]->dev->override_limits &&
-                    !v[i]->spec->kernel_governor)
-                        continue;
-                if (originals_get(m->originals, v[i]->node->path) || df_node_read_originals(v[i]->node, &o) < 0)
-                        continue; /* the first-write hook tries again and reports */
-                if (originals_record(m->originals, v[i]->node->path, &o) > 0)
-                        added++;
-        }
-        /* Unsaved, they would protect nothing: forget them, and the first-write hook refuses to
-         * write any node whose originals it cannot save. */
-        if (added > 0 && originals_save(m->originals) < 0)
-                originals_truncate(m->originals, before);
-}
-
-void activate_all(struct manager *m, struct manager_device **fresh, size_t n_fresh) {
-        bool *done = calloc(n_fresh, sizeof(bool));
-        size_t left = n_fresh;
-
-        assert(m);
-
-        if (!done) {
-                log_oom();
-                return;
-        }
-        record_originals(m, fresh, n_fresh);
-        /* Parents first: a passive child starts from its parent's frequency. */
-        while (left > 0) {
-                size_t before = left;
-                for (size_t i = 0; i < n_fresh; i++) {
-                        struct manager_device *d = fresh[i], *p;
-                        if (done[i])
-                                continue;
-                        p = d->spec->parent ? manager_find_device(m, d->spec->parent) : NULL;
-                        if (p && p != d) {
-                                bool parent_pending = false;
-                                for (size_t j = 0; j < n_fresh; j++)
-                                        parent_pending = parent_pending || (fresh[j] == p && !done[j]);
-                                if (parent_pending && before == left)
-                                        continue;
-                        }
-                        manager_thermal_cap_device(m, d);
-                        (void) device_activate(d);
-                        done[i] = true;
-                        left--;
-                }
-                if (left == before)
-                        break;
-        }
-        free(done);
-}
-
-/* Written back and forgotten; `save`: the file is saved now, else the caller saves once for many. */
-static void restore_device(struct manager *m, struct manager_device *d, bool save) {
-        const struct df_originals *o;
-        struct df_originals polite;
-        int r;
-
-        if (m->dry_run)
-                return;
-        o = originals_get(m->originals, d->node->path);
-        if (!o)
-                return;
-        /* Sharing the limits, the ones to leave are those found last: another writer's since. */
-        if (d->dev->mode == DF_MODE_CLAMP && !d->dev->override_limits && d->node->drive == DF_DRIVE_CLAMP &&
-            df_node_check_limits(d->node) >= 0) {
-                polite = *o;
-                memcpy(polite.min, d->node->found_min, sizeof(polite.min));
-                memcpy(polite.max, d->node->found_max, sizeof(polite.max));
-                o = &polite;
-        }
-        r = df_node_restore(d->node, o);
-        if (r < 0 && r != -EBADMSG) {
-                log_error_errno(
-                        r, "%s: restoring the original settings of %s failed: %s", d->name, d->node->path,
-                        d->node->error[0] ? d->node->error : strerror(-r));
-                return;
-        }
-        if (r == -EBADMSG)
-                log_warning("%s: ignoring its record of original settings: %s", d->name, d->node->error);
-        else {
-                log_info("%s: original settings restored", d->name);
-                d->prepared = false;
-        }
-        if (save)
-                (void) originals_remove(m->originals, d->node->path);
-        else
-                (void) originals_forget(m->originals, d->node->path);
-}
-
-static void remove_device(struct manager *m, struct manager_device *d, bool restore) {
-        if (m->listener && m->listener->device_removing)
-                m->listener->device_removing(m, d, m->listener_userdata);
-        if (restore)
-                restore_device(m, d, true);
-        else if (!m->dry_run)
-                (void) originals_remove(m->originals, d->node->path); /* gone with its directory */
-        device_free(d);
-}
-
-/* Vanished devices go. A path that holds a node again (the device removed and added back while no
- * uevent was heard: no udevd, a module reloaded) is another device, attached afresh. */
-void manager_detach_vanished(struct manager *m) {
-        size_t kept = 0, before = m->n_devices, n_paths = 0;
-        char **paths = NULL;
-
-        assert(m);
-
-        for (size_t i = 0; i < m->n_devices; i++) {
-                struct manager_device *d = m->devices[i];
-                if (!d->vanished) {
-                        m->devices[kept++] = d;
-                        continue;
-                }
-                if (strv_push(&paths, &n_paths, d->node->path) < 0)
-                        log_oom();
-                remove_device(m, d, false);
-        }
-        if (kept == before)
-                return;
-        m->n_devices = kept;
-        link_passive(m);
-        manager_regroup(m);
-        if (m->listener && m->listener->devices_changed)
-                m->listener->devices_changed(m, m->listener_userdata);
-        for (size_t i = 0; i < n_paths; i++)
-                (void) manager_attach_path(m, paths[i]);
-        strv_free(paths, n_paths);
-}
-
-static int on_detach(sd_event_source *s, void *userdata) {
-        manager_detach_vanished(userdata);
-        return 0;
-}
-
 /* After an operation the bus layer called: the caller still holds the device and its requests
- * until it returns, so they are detached from the event loop, not under its feet. */
+ * until it returns, so they are detached from the event loop, not under its feet (the source is
+ * made with the manager, manager-lifecycle.c). */
 void manager_detach_vanished_later(struct manager *m) {
         bool any = false;
-        int r;
 
         assert(m);
 
         for (size_t i = 0; i < m->n_devices && !any; i++)
                 any = m->devices[i]->vanished;
-        if (!any)
-                return;
-        if (!m->detach_event) {
-                r = sd_event_add_defer(m->event, &m->detach_event, on_detach, m);
-                if (r < 0) {
-                        log_error_errno(r, "Cannot schedule detaching vanished devices: %m");
-                        return;
-                }
-                (void) sd_event_source_set_description(m->detach_event, "detach-vanished");
-        }
-        (void) sd_event_source_set_enabled(m->detach_event, SD_EVENT_ONESHOT);
-}
-
-/*
- * Originals left by a run that did not restore them (a crash): written back before the new
- * configuration applies, whether it drives the node or not and in whatever mode, as a reload
- * does; the first write afterwards records them afresh. A record that cannot be restored now
- * stays: the first-write hook trusts it over what the crashed run left in sysfs.
- */
-static void restore_leftovers(struct manager *m) {
-        bool changed = false;
-
-        for (size_t i = 0; !m->dry_run && i < m->originals->n;) {
-                struct originals_entry *e = &m->originals->entries[i];
-                int r = restore_entry(&m->root, e, false);
-
-                if (!restore_entry_done(r)) {
-                        i++;
-                        continue;
-                }
-                if (r > 0)
-                        log_info("%s: original settings restored (left by an earlier run)", e->path);
-                (void) originals_forget(m->originals, e->path);
-                changed = true;
-        }
-        if (changed)
-                (void) originals_save(m->originals);
-}
-
-static void log_errors(const struct df_config_errors *e) {
-        for (size_t i = 0; i < e->n; i++)
-                log_error("%s", e->messages[i]);
-        if (e->dropped)
-                log_error("... and %zu more errors", e->dropped);
-}
-
-static char *errors_join(const struct df_config_errors *e) {
-        char *text = NULL;
-        size_t size = 0;
-        FILE *f = open_memstream(&text, &size);
-
-        if (!f)
-                return NULL;
-        for (size_t i = 0; i < e->n; i++)
-                fprintf(f, "%s%s", i ? "\n" : "", e->messages[i]);
-        if (e->dropped)
-                fprintf(f, "\n... and %zu more errors", e->dropped);
-        if (fclose(f) != 0) {
-                free(text);
-                return NULL;
-        }
-        return text;
-}
-
-static int load_and_build(
-        struct manager *m, struct df_config **ret_config, struct manager_device ***ret_devices, size_t *ret_n,
-        struct df_config_errors *errors) {
-        struct df_config *c = NULL;
-        int r;
-
-        r = df_config_load(m->config_file, m->config_dir, &c, errors);
-        if (r < 0)
-                return r;
-        /* The devices' accessors consult the configuration they were built from. */
-        r = build_devices(m, c, ret_devices, ret_n, errors);
-        if (r < 0) {
-                df_config_free(c);
-                return r;
-        }
-        *ret_config = c;
-        return 0;
-}
-
-int manager_start(struct manager *m) {
-        struct df_config_errors errors = {};
-        int r;
-
-        assert(m);
-
-        r = load_and_build(m, &m->config, &m->devices, &m->n_devices, &errors);
-        if (r < 0) {
-                log_errors(&errors);
-                df_config_errors_done(&errors);
-                return r == -ENOMEM ? log_oom() : r;
-        }
-        df_config_errors_done(&errors);
-        restore_leftovers(m);
-        link_passive(m);
-        (void) manager_thermal_load(m, m->config);
-        activate_all(m, m->devices, m->n_devices);
-        manager_profile_start(m);
-        manager_regroup(m);
-        manager_detach_vanished(m);
-        if (m->listener && m->listener->devices_changed)
-                m->listener->devices_changed(m, m->listener_userdata);
-        return 0;
-}
-
-static void move_requests(struct df_device *from, struct df_device *to) {
-        for (int t = 0; t < _DF_QOS_TYPE_MAX; t++) {
-                struct df_heap *l = &from->qos.lists[t];
-                while (l->n > 0) {
-                        struct df_qos_request *req = l->items[l->n - 1];
-                        uint64_t value = req->value;
-                        (void) df_qos_remove_request(req);
-                        if (df_qos_add_request(&to->qos, req, (enum df_qos_type) t, value) < 0)
-                                log_oom();
-                }
-        }
-}
-
-static bool same_table(const struct df_device *a, const struct df_device *b) {
-        return a->n_table == b->n_table && memcmp(a->table, b->table, a->n_table * sizeof(uint64_t)) == 0;
-}
-
-/* A device that stays across a reload keeps its object (requests point at it), node, requests,
- * frequency in force, last sample and, when the table is the same, its statistics. */
-static void keep_device(struct manager *m, struct manager_device *old, struct manager_device *fresh) {
-        struct df_device *dev = fresh->dev;
-        struct df_load_source *load = fresh->load;
-
-        if (old->spec->mode != fresh->spec->mode)
-                restore_device(m, old, true); /* give the kernel its own settings back before the new mode */
-        if (!df_spec_equal(old->spec, fresh->spec))
-                log_info("%s: its configuration changed", old->name);
-
-        move_requests(old->dev, dev);
-        if (same_table(old->dev, dev)) {
-                struct df_stats s = dev->stats;
-                dev->stats = old->dev->stats;
-                old->dev->stats = s;
-        }
-        df_device_set_current(dev, old->dev->current);
-        if (old->dev->has_sample)
-                df_device_set_sample(dev, old->dev->busy, old->dev->total);
-
-        fresh->dev = old->dev;
-        fresh->load = old->load;
-        old->dev = dev;
-        old->load = load;
-        old->prepared = false;
-        SWAP_PTR(old->spec, fresh->spec);
-        device_free(fresh);
-}
-
-int manager_reload(struct manager *m, char **ret_error) {
-        struct df_config_errors errors = {};
-        struct df_config *c = NULL;
-        struct manager_device **fresh = NULL, **activate = NULL;
-        size_t n_fresh = 0, n_activate = 0;
-        bool thermal_changed;
-        int r;
-
-        assert(m);
-
-        r = load_and_build(m, &c, &fresh, &n_fresh, &errors);
-        if (r < 0) {
-                log_error("Reloading the configuration failed; the old one stays in force:");
-                log_errors(&errors);
-                if (ret_error)
-                        *ret_error = r == -ENOMEM ? strdup("out of memory") : errors_join(&errors);
-                df_config_errors_done(&errors);
-                return r;
-        }
-        df_config_errors_done(&errors);
-
-        /* From here on nothing can fail for configuration reasons. */
-        activate = calloc(n_fresh ? n_fresh : 1, sizeof(*activate));
-        if (!activate) {
-                free_devices(fresh, n_fresh);
-                df_config_free(c);
-                return log_oom();
-        }
-        for (size_t i = 0; i < m->n_devices; i++) {
-                struct manager_device *old = m->devices[i], *match = NULL;
-                for (size_t j = 0; j < n_fresh && !match; j++)
-                        if (streq(fresh[j]->name, old->name) && streq(fresh[j]->node->path, old->node->path))
-                                match = fresh[j];
-                if (!match) {
-                        log_info("%s: no longer configured, releasing it", old->name);
-                        remove_device(m, old, true);
-                        m->devices[i] = NULL;
-                }
-        }
-        for (size_t j = 0; j < n_fresh; j++) {
-                struct manager_device *old = NULL;
-                for (size_t i = 0; i < m->n_devices && !old; i++)
-                        if (m->devices[i] && streq(m->devices[i]->name, fresh[j]->name))
-                                old = m->devices[i];
-                if (old) {
-                        keep_device(m, old, fresh[j]);
-                        fresh[j] = old;
-                }
-                activate[n_activate++] = fresh[j];
-        }
-
-        free(m->devices);
-        m->devices = fresh;
-        m->n_devices = n_fresh;
-        thermal_changed = manager_thermal_load(m, c); /* while the old rules' configuration exists */
-        df_config_free(m->config);
-        m->config = c;
-
-        link_passive(m);
-        activate_all(m, activate, n_activate);
-        free(activate);
-        if (thermal_changed)
-                manager_thermal_changed(m);
-        manager_profile_reload(m);
-        manager_regroup(m);
-        manager_detach_vanished(m);
-        if (m->listener && m->listener->devices_changed)
-                m->listener->devices_changed(m, m->listener_userdata);
-        log_info("Configuration reloaded: %zu devices", m->n_devices);
-        return 0;
-}
-
-int manager_restore_all(struct manager *m) {
-        assert(m);
-
-        for (size_t i = 0; i < m->n_groups; i++)
-                (void) sd_event_source_set_enabled(m->groups[i]->timer, SD_EVENT_OFF);
-        for (size_t i = 0; i < m->n_devices; i++)
-                restore_device(m, m->devices[i], false);
-        if (!m->dry_run)
-                (void) originals_save(m->originals); /* once for all: each save rewrites the file */
-        return 0;
-}
-
-char *manager_status(const struct manager *m) {
-        size_t govern = 0, polling = 0;
-        char *s;
-
-        assert(m);
-
-        for (size_t i = 0; i < m->n_devices; i++) {
-                govern += m->devices[i]->dev->mode == DF_MODE_GOVERN;
-                polling += m->devices[i]->group != NULL;
-        }
-        if (asprintf(
-                    &s, "%s%zu devices (%zu govern, %zu clamp), %zu polling", m->dry_run ? "Dry run: " : "",
-                    m->n_devices, govern, m->n_devices - govern, polling) < 0)
-                return NULL;
-        return s;
+        if (any)
+                (void) sd_event_source_set_enabled(m->detach_event, SD_EVENT_ONESHOT);
 }

@@ -212,7 +212,8 @@ struct manager {
         size_t n_groups;
         struct thermal_rule **rules; /* in the order of the configuration */
         size_t n_rules;
-        sd_event_source *detach_event; /* detaches vanished devices after a bus operation */
+        sd_event_source *detach_event;     /* detaches vanished devices after a bus operation */
+        sd_event_time_handler_t poll_tick; /* what a polling group's timer runs (manager-lifecycle.c) */
 
         struct originals *originals;
         struct state *state;

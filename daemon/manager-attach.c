@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The device list's members: attaching (originals recorded with one write, then each device's
+ * first writes, persisted choices and evaluation, parents before children), a node found at a
+ * path attached on its own (hotplug), and vanished devices detached and their originals dealt
+ * with. */
+
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "logging.h"
+#include "manager-internal.h"
+#include "strv.h"
+
+/* Parents before children, and the children lists, over the final device list. */
+void link_passive(struct manager *m) {
+        assert(m);
+
+        for (size_t i = 0; i < m->n_devices; i++) {
+                free(m->devices[i]->children);
+                m->devices[i]->children = NULL;
+                m->devices[i]->n_children = 0;
+                m->devices[i]->dev->parent = NULL;
+        }
+        for (size_t i = 0; i < m->n_devices; i++) {
+                struct manager_device *d = m->devices[i], *p, **slot;
+
+                if (!d->spec->parent)
+                        continue;
+                p = manager_find_device(m, d->spec->parent);
+                if (!p || p == d)
+                        continue;
+                slot = GROW(p->children, p->n_children);
+                if (!slot) {
+                        log_oom();
+                        continue;
+                }
+                *slot = d;
+                p->n_children++;
+                d->dev->parent = p->dev;
+        }
+}
+
+/* The originals of every node about to be attached, saved with one write (and one fsync), so
+ * attaching a thousand devices does not rewrite the file a thousand times. */
+void record_originals(struct manager *m, struct manager_device **v, size_t n) {
+        size_t before = m->originals->n, added = 0;
+
+        assert(m);
+
+        if (m->dry_run)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                struct df_originals o;
+
+                /* A clamp node that shares its limits is written only once there is something to
+                 * say, maybe never: its originals wait for that first write. */
+                if (v[i]->dev->mode == DF_MODE_CLAMP && !v[i]->dev->override_limits &&
+                    !v[i]->spec->kernel_governor)
+                        continue;
+                if (originals_get(m->originals, v[i]->node->path) || df_node_read_originals(v[i]->node, &o) < 0)
+                        continue; /* the first-write hook tries again and reports */
+                if (originals_record(m->originals, v[i]->node->path, &o) > 0)
+                        added++;
+        }
+        /* Unsaved, they would protect nothing: forget them, and the first-write hook refuses to
+         * write any node whose originals it cannot save. */
+        if (added > 0 && originals_save(m->originals) < 0)
+                originals_truncate(m->originals, before);
+}
+
+static int node_first_write(struct df_node *n, void *userdata) {
+        struct manager_device *d = userdata;
+        struct df_originals o;
+        int r;
+
+        /* A file left by a crashed run is trusted over what that run left in sysfs. */
+        if (originals_get(d->manager->originals, n->path))
+                return 0;
+        r = df_node_read_originals(n, &o);
+        if (r < 0)
+                return log_error_errno(r, "%s: cannot read the original settings of %s: %m", d->name, n->path);
+        return originals_add(d->manager->originals, n->path, &o);
+}
+
+/* Phase two of attaching: the first writes (originals recorded just before), state, evaluation. */
+static int device_activate(struct manager_device *d) {
+        assert(d);
+
+        d->node->first_write = node_first_write;
+        d->node->first_write_userdata = d;
+        d->node->dry_run = d->manager->dry_run;
+        df_device_set_backend(d->dev, &df_node_backend_ops, d->node);
+        df_device_set_event_handler(d->dev, device_event, d);
+        if (device_prepare(d) >= 0 && d->dev->mode == DF_MODE_CLAMP && d->spec->kernel_governor) {
+                int r = manager_device_set_governor_kernel(d, d->spec->kernel_governor);
+                if (r < 0)
+                        device_set_error(d, LOG_ERR, "%s", d->node->error[0] ? d->node->error : strerror(-r));
+        }
+        (void) device_apply_state(d);
+        (void) device_open_load(d);
+        device_evaluate(d, true);
+        return 0;
+}
+
+void activate_all(struct manager *m, struct manager_device **fresh, size_t n_fresh) {
+        bool *done = calloc(n_fresh, sizeof(bool));
+        size_t left = n_fresh;
+
+        assert(m);
+
+        if (!done) {
+                log_oom();
+                return;
+        }
+        record_originals(m, fresh, n_fresh);
+        /* Parents first: a passive child starts from its parent's frequency. */
+        while (left > 0) {
+                size_t before = left;
+                for (size_t i = 0; i < n_fresh; i++) {
+                        struct manager_device *d = fresh[i], *p;
+                        if (done[i])
+                                continue;
+                        p = d->spec->parent ? manager_find_device(m, d->spec->parent) : NULL;
+                        if (p && p != d) {
+                                bool parent_pending = false;
+                                for (size_t j = 0; j < n_fresh; j++)
+                                        parent_pending = parent_pending || (fresh[j] == p && !done[j]);
+                                if (parent_pending && before == left)
+                                        continue;
+                        }
+                        manager_thermal_cap_device(m, d);
+                        (void) device_activate(d);
+                        done[i] = true;
+                        left--;
+                }
+                if (left == before)
+                        break;
+        }
+        free(done);
+}
+
+/* Written back and forgotten; `save`: the file is saved now, else the caller saves once for many. */
+void restore_device(struct manager *m, struct manager_device *d, bool save) {
+        const struct df_originals *o;
+        struct df_originals polite;
+        int r;
+
+        if (m->dry_run)
+                return;
+        o = originals_get(m->originals, d->node->path);
+        if (!o)
+                return;
+        /* Sharing the limits, the ones to leave are those found last: another writer's since. */
+        if (d->dev->mode == DF_MODE_CLAMP && !d->dev->override_limits && d->node->drive == DF_DRIVE_CLAMP &&
+            df_node_check_limits(d->node) >= 0) {
+                polite = *o;
+                memcpy(polite.min, d->node->found_min, sizeof(polite.min));
+                memcpy(polite.max, d->node->found_max, sizeof(polite.max));
+                o = &polite;
+        }
+        r = df_node_restore(d->node, o);
+        if (r < 0 && r != -EBADMSG) {
+                log_error_errno(
+                        r, "%s: restoring the original settings of %s failed: %s", d->name, d->node->path,
+                        d->node->error[0] ? d->node->error : strerror(-r));
+                return;
+        }
+        if (r == -EBADMSG)
+                log_warning("%s: ignoring its record of original settings: %s", d->name, d->node->error);
+        else {
+                log_info("%s: original settings restored", d->name);
+                d->prepared = false;
+        }
+        if (save)
+                (void) originals_remove(m->originals, d->node->path);
+        else
+                (void) originals_forget(m->originals, d->node->path);
+}
+
+void remove_device(struct manager *m, struct manager_device *d, bool restore) {
+        if (m->listener && m->listener->device_removing)
+                m->listener->device_removing(m, d, m->listener_userdata);
+        if (restore)
+                restore_device(m, d, true);
+        else if (!m->dry_run)
+                (void) originals_remove(m->originals, d->node->path); /* gone with its directory */
+        device_free(d);
+}
+
+/* The section whose path leads to this node, if any. */
+static const struct df_config_device *section_for(const struct manager *m, const char *canonical) {
+        for (size_t i = 0; i < m->config->n_devices; i++) {
+                const struct df_config_device *cd = &m->config->devices[i];
+                _cleanup_free_ char *p = NULL;
+
+                if (df_root_resolve(&m->root, cd->path, &p) >= 0 && streq(p, canonical))
+                        return cd;
+        }
+        return NULL;
+}
+
+static int insert_sorted(struct manager *m, struct manager_device *d) {
+        size_t i = m->n_devices;
+        struct manager_device **v;
+
+        if (!GROW(m->devices, m->n_devices))
+                return -ENOMEM;
+        v = m->devices;
+        while (i > 0 && strcmp(v[i - 1]->name, d->name) > 0) {
+                v[i] = v[i - 1];
+                i--;
+        }
+        v[i] = d;
+        m->n_devices++;
+        return 0;
+}
+
+static void log_skipped(const char *name, const struct df_config_errors *e) {
+        for (size_t i = 0; i < e->n; i++)
+                log_warning("%s: not attached: %s", name, e->messages[i]);
+}
+
+int manager_attach_path(struct manager *m, const char *path) {
+        _cleanup_(df_config_errors_done) struct df_config_errors errors = {};
+
+        assert(m);
+
+        _cleanup_free_ char *canonical = NULL;
+        const struct df_config_device *cd;
+        struct manager_device *d = NULL;
+        const char *name;
+        int r;
+
+        r = df_root_resolve(&m->root, path, &canonical);
+        if (r < 0) {
+                log_debug_errno(r, "%s: does not resolve inside the root, ignored: %m", path);
+                return 0;
+        }
+        if (manager_find_path(m, canonical))
+                return 0;
+        cd = section_for(m, canonical);
+        if (!cd && !m->config->autodiscover)
+                return 0;
+        name = cd ? cd->name : strrchr(canonical, '/') + 1;
+        if (!cd && (manager_find_device(m, name) || !df_name_valid(name))) {
+                log_warning("%s: not managing %s: the name is taken or invalid", name, canonical);
+                return 0;
+        }
+        r = build_device(m, m->config, cd, canonical, name, &d, &errors);
+        log_skipped(name, &errors);
+        if (r <= 0)
+                return r == -ENOMEM ? log_oom() : 0;
+        r = insert_sorted(m, d);
+        if (r < 0) {
+                device_free(d);
+                return log_oom();
+        }
+        log_info("%s: %s appeared; attaching it%s", name, canonical, cd ? "" : " (autodiscovered)");
+        link_passive(m);
+        activate_all(m, &d, 1); /* its originals are saved before its first write */
+        manager_regroup(m);
+        if (m->listener && m->listener->devices_changed)
+                m->listener->devices_changed(m, m->listener_userdata);
+        /* The active profile's settings and held requests reach the newcomer too. */
+        if (m->profile && m->profile[0]) {
+                manager_profile_apply_device(m, d);
+                if (m->listener && m->listener->profile_requests)
+                        m->listener->profile_requests(m, d, m->listener_userdata);
+                device_evaluate(d, true);
+        }
+        return 1;
+}
+
+/* Vanished devices go. A path that holds a node again (the device removed and added back while no
+ * uevent was heard: no udevd, a module reloaded) is another device, attached afresh. */
+void manager_detach_vanished(struct manager *m) {
+        size_t kept = 0, before = m->n_devices, n_paths = 0;
+        char **paths = NULL;
+
+        assert(m);
+
+        for (size_t i = 0; i < m->n_devices; i++) {
+                struct manager_device *d = m->devices[i];
+                if (!d->vanished) {
+                        m->devices[kept++] = d;
+                        continue;
+                }
+                if (strv_push(&paths, &n_paths, d->node->path) < 0)
+                        log_oom();
+                remove_device(m, d, false);
+        }
+        if (kept == before)
+                return;
+        m->n_devices = kept;
+        link_passive(m);
+        manager_regroup(m);
+        if (m->listener && m->listener->devices_changed)
+                m->listener->devices_changed(m, m->listener_userdata);
+        for (size_t i = 0; i < n_paths; i++)
+                (void) manager_attach_path(m, paths[i]);
+        strv_free(paths, n_paths);
+}
