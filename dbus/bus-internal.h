@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What the bus layer's files share: the context, clients, requests, authorization.
  *
- * The files call one way, each only those before it in this list: bus-util.c, bus-senders.c,
- * bus-client.c, bus-device-changes.c, bus-request-table.c, bus-blame.c, bus-authorize.c,
- * bus-request.c, bus-request-held.c, bus-device.c, bus-manager.c, bus-large-reads.c,
- * bus-logcontrol.c, bus-logind.c, bus-power-profiles.c, and bus.c on top, which sets up the rest.
- * Where a lower file must act on something a higher one owns (a client leaving drops its requests;
- * a lease expiring drops its request; a change signal needs the device's vtable), bus.c hands it a
- * function or a table in struct bus. */
+ * The files call one way, each only those before it in this list: bus.c (small helpers), then
+ * bus-senders.c, bus-client.c, bus-device-changes.c, bus-request-table.c, bus-blame.c,
+ * bus-authorize.c, bus-request.c, bus-request-held.c, bus-device.c, bus-manager.c,
+ * bus-large-reads.c, bus-logcontrol.c, bus-logind.c, bus-power-profiles.c, and bus-service.c on
+ * top, which sets up the rest. Where a lower file must act on something a higher one owns (a
+ * client leaving drops its requests; a lease expiring drops its request; a change signal needs the
+ * device's vtable), bus-service.c hands it a function or a table in struct bus. */
 #pragma once
 
 #include <stdbool.h>
@@ -103,7 +103,7 @@ struct bus {
         void *lost_userdata;
         sd_bus_slot *disconnected;
         bool devices_changed; /* a device was added or removed since Devices was last announced */
-        /* Set by bus.c, so that the files below it need not call up: the device interface's
+        /* Set by bus-service.c, so that the files below it need not call up: the device interface's
          * vtable (for the changes' signals), and what goes when a client leaves the bus. */
         const sd_bus_vtable *device_vtable;
         void (*client_leaving)(struct client *c);
@@ -290,7 +290,7 @@ void manager_emit_thermal_changed(struct manager *m, void *userdata);
 int power_profiles_start(struct bus *b);
 void power_profiles_free(struct bus *b);
 
-/* dbus/bus.c */
+/* dbus/bus-service.c */
 /*
  * PropertiesChanged on `path`: the values of the `n` properties (entries of the object's vtable,
  * read with their getters and `userdata`) and one `invalidated` name or NULL. The message
