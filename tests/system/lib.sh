@@ -183,10 +183,20 @@ shutdown_namespaces() {
                 # Before boot saw it, init may still be init.sh: unshare's only child either way.
                 child=$(cat "/proc/$unshare_pid/task/$unshare_pid/children" 2>/dev/null) || true
                 child=${child%% *}
-                [[ -n $child ]] && kill -KILL "$child" 2>/dev/null
-                [[ -n $init_pid ]] && kill -KILL "$init_pid" 2>/dev/null
+                # Each PID once (init is usually that child): unshare may reap it between two
+                # kills, and a second kill's ESRCH under set -e ended the script with no plan.
+                # A process that is gone already is what the kill wants, so its failure is no error;
+                # the cases below check that nothing is left.
+                if [[ -n $child ]]; then
+                        kill -KILL "$child" 2>/dev/null || true
+                fi
+                if [[ -n $init_pid && $init_pid != "$child" ]]; then
+                        kill -KILL "$init_pid" 2>/dev/null || true
+                fi
                 # unshare reaps init and exits; it is killed only if it never forked one.
-                [[ -n $child || -n $init_pid ]] || kill -KILL "$unshare_pid" 2>/dev/null
+                if [[ -z $child && -z $init_pid ]]; then
+                        kill -KILL "$unshare_pid" 2>/dev/null || true
+                fi
                 wait "$unshare_pid" 2>/dev/null || true
                 unshare_pid=
         fi
