@@ -228,7 +228,7 @@ bus=$(head -n1 "$tmp/bus.address")
 export DBUS_SYSTEM_BUS_ADDRESS=$bus
 start_daemon() {
         "$devfreqd" "${args[@]}" --bus "$bus" --runtime-dir "$tmp/run" --state-dir "$tmp/state" \
-                --log-level debug >>"$tmp/daemon.log" 2>&1 &
+                --log-level "${log_level:-debug}" >>"$tmp/daemon.log" 2>&1 &
         daemon_pid=$!
         pids+=($daemon_pid)
         wait_until 20 "$devfreqctl" status >/dev/null 2>&1
@@ -241,6 +241,86 @@ stop_daemon() {
         ((rc == 0)) || echo "devfreqd exited with status $rc" >>"$tmp/exits"
 }
 orig_min=$(cat "$gpu/min_freq") orig_max=$(cat "$gpu/max_freq")
+
+# =============================================================== make bench (DF_KERNEL_BENCH=1): figures, no cases
+# The tick's system calls on the real kernel's sysfs (devfreqd governs the GPU by pinning its
+# limits, its load from tests/bench/loadgen's counters), the CPU time per tick without strace, and
+# the time from the module's add to InterfacesAdded through the real systemd-udevd. Each figure is
+# a "KTAP KBENCH NAME VALUE..." line for tests/bench/run.
+kbench() { say "KBENCH $*"; }
+# cpu_ticks PID: its user+system time in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+bench_tick() { # MODE PARAM
+        local lg st t0 t1 c0 c1
+        "$top_builddir/tests/bench/loadgen" "$1" "$2" 2000 "$load" 1 2>>"$tmp/loadgen.log" &
+        lg=$!
+        sleep 3
+        # Without strace: the CPU time over a window of 10 s, in which the group's timer ticks every
+        # 10 ms (it keeps its schedule unless it falls a whole period behind).
+        c0=$(cpu_ticks "$daemon_pid") t0=$(date +%s%N)
+        sleep 10
+        c1=$(cpu_ticks "$daemon_pid") t1=$(date +%s%N)
+        kbench "cpu-$1" "$((c1 - c0))" "$(getconf CLK_TCK)" "$(((t1 - t0) / 1000000))"
+        strace -f -qq -y -o "$tmp/strace.$1" -p "$daemon_pid" &
+        st=$!
+        sleep 6
+        kill -TERM "$st" # it detaches (a background job of this shell ignores SIGINT)
+        wait "$st" 2>/dev/null
+        kill "$lg"
+        wait "$lg" 2>/dev/null
+        diag <"$tmp/loadgen.log"
+        kbench "syscalls-$1" "$(awk -v write_re='/(min|max)_freq>' -f "$top_srcdir/tests/bench/tick-syscalls.awk" "$tmp/strace.$1")"
+}
+if [[ ${bench:-} == 1 ]]; then
+        # A load path must lie under /sys or /proc: loadgen's counters go in a tmpfs on the guest's
+        # tracefs mount point (no tracefs is mounted there).
+        load=/sys/kernel/tracing
+        mount -t tmpfs bench "$load" 2>&1 | diag
+        mkdir -p "$load/sys/devices/platform/gpu0/devfreq/gpu0/userspace" 2>&1 | diag
+        printf '%019d %019d\n' 0 0 >"$load/sys/devices/platform/gpu0/busy"
+        # loadgen's alternating load follows the point devfreqd pinned (min_freq reads it).
+        ln -s "$gpu/min_freq" "$load/sys/devices/platform/gpu0/devfreq/gpu0/userspace/set_freq"
+        cat >"$tmp/conf.d/gpu.conf" <<EOC
+[device gpu]
+path = $gpu
+mode = govern
+governor = simple_ondemand
+polling-interval = 10ms
+load = counters:$load/sys/devices/platform/gpu0/busy
+EOC
+        # At the default log level, as installed: a debug line per change would be a write more.
+        log_level=info
+        if start_daemon; then
+                bench_tick steady 30
+                bench_tick alternate 800000000
+                stop_daemon
+        else
+                echo "devfreqd did not start for the tick figures" | diag
+                        tail -n 20 "$tmp/daemon.log" | diag
+        fi
+        rm -f "$tmp/conf.d/gpu.conf"
+        /lib/systemd/systemd-udevd >"$tmp/udevd.log" 2>&1 &
+        pids+=($!)
+        wait_until 10 test -S /run/udev/control
+        if start_daemon; then
+                dbus-monitor --address "$bus" "type='signal',member='InterfacesAdded'" >"$tmp/monitor.log" 2>&1 &
+                mon=$!
+                sleep 1
+                for i in 1 2 3 4 5 6 7 8 9 10; do
+                        echo "remove gpu" >"$dbg/control"
+                        wait_until 10 eval '! busctl call org.devfreqd.Devfreq1 /org/devfreqd/Devfreq1 org.devfreqd.Devfreq1.Manager GetDevice s dftest-gpu >/dev/null 2>&1'
+                        t=$(date +%s.%N)
+                        echo "add gpu" >"$dbg/control"
+                        wait_until 10 eval 'busctl call org.devfreqd.Devfreq1 /org/devfreqd/Devfreq1 org.devfreqd.Devfreq1.Manager GetDevice s dftest-gpu >/dev/null 2>&1'
+                        sleep 0.5
+                        added=$(awk -v t="$t" '/^signal time=/ { sub(/time=/, "", $2); if ($2 + 0 > t + 0) { print $2; exit } }' "$tmp/monitor.log")
+                        [[ -n $added ]] && kbench hotplug-ms "$(awk -v a="$added" -v t="$t" 'BEGIN { printf "%.1f", (a - t) * 1000 }')"
+                done
+                kill "$mon"
+                stop_daemon
+        fi
+        finish
+fi
 if ! start_daemon; then
         not_ok "devfreqd starts on the real kernel"
         tail -n 20 "$tmp/daemon.log" "$tmp/bus.log" | diag
@@ -530,6 +610,33 @@ else
         tail -n 20 "$tmp/daemon.log" | diag
 fi
 rm -f "$tmp/conf.d/cpu1.conf"
+
+# =============================================================== a device unplugged and back, through udevd
+# With udevd the removal is heard at once, without any failed access (clamp mode reads nothing of
+# the GPU meanwhile): its bus object goes, and comes back when the device is added again.
+gpu_on_bus() {
+        busctl call org.devfreqd.Devfreq1 /org/devfreqd/Devfreq1 org.devfreqd.Devfreq1.Manager GetDevice s dftest-gpu \
+                >/dev/null 2>&1
+}
+gpu_off_bus() { ! gpu_on_bus; }
+if kill -0 "$udevd_pid" 2>/dev/null && start_daemon; then
+        check "with udevd: the GPU is on the bus" gpu_on_bus
+        echo "remove gpu" >"$dbg/control"
+        check "... the GPU removed: udevd's event detaches it and its bus object goes" wait_until 10 gpu_off_bus
+        check "... the log says it went away" grep -q 'dftest-gpu: .* went away' "$tmp/daemon.log"
+        echo "add gpu" >"$dbg/control"
+        check "... added back: udevd's event attaches it and its bus object is back" wait_until 10 gpu_on_bus
+        gpu=$(node_of dftest-gpu)
+        hold b dftest-gpu min 600MHz
+        check "... a request made after the return acts" wait_until 10 attr_is "$gpu/min_freq" 600000000
+        release b
+        check "... its end gives the floor back" wait_until 10 attr_is "$gpu/min_freq" "$orig_min"
+        stop_daemon
+        is "... devfreqd stopped: the re-added GPU has its original limits" "$(lim_gpu)" "$orig_min $orig_max"
+else
+        not_ok "devfreqd starts with udevd for the hotplug case"
+        tail -n 20 "$tmp/daemon.log" | diag
+fi
 
 # =============================================================== the cpufreq driver reloaded
 # rmmod and insmod of the module unregister and register its cpufreq driver: the policies' sysfs
