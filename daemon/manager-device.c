@@ -495,7 +495,7 @@ uint64_t manager_device_current_frequency(struct manager_device *d) {
         assert(d);
 
         if (d->dev->mode == DF_MODE_GOVERN)
-                return d->dev->current;
+                return df_node_running(d->node, d->dev->current);
         if (df_node_read_current(d->node, &f) < 0)
                 return d->dev->current;
         return f;

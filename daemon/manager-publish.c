@@ -33,7 +33,7 @@ static void snapshot(struct manager_device *d, struct device_published *p, bool 
         struct df_device *dev = d->dev;
 
         *p = d->published;
-        p->current = dev->mode == DF_MODE_GOVERN ? dev->current : 0;
+        p->current = dev->mode == DF_MODE_GOVERN ? df_node_running(d->node, dev->current) : 0;
         p->error_serial = d->error_serial;
         p->mode = dev->mode;
         p->thermal_cap = dev->thermal_cap;

@@ -99,6 +99,7 @@ int df_node_prepare(struct df_node *n, enum df_mode mode) {
         n->drive = DF_DRIVE_NONE;
         n->has_written = false;
         n->written = 0;
+        n->clamped = 0;
         /* Limits devfreqd holds (clamp mode, across a reload) are still the ones it wrote: another
          * writer is told from them, not from a forgotten zero. */
         if (!n->limits_held)
@@ -167,6 +168,7 @@ static int node_set_frequency(void *userdata, uint64_t freq, uint64_t previous) 
                         return r;
                 n->written = node_to_hz(n, v);
                 n->has_written = true;
+                n->clamped = 0;
                 return 0;
         case DF_DRIVE_PINNED:
                 /* Going up, raise max first; going down, lower min first. */
@@ -331,11 +333,22 @@ int df_node_check_foreign(struct df_node *n, uint64_t *ret_seen) {
                 return r;
         }
         v = node_to_hz(n, v);
-        if (v == n->written || kernel_clamped(n, v))
+        n->clamped = 0;
+        if (v == n->written)
                 return 0;
+        if (kernel_clamped(n, v)) {
+                n->clamped = v;
+                return 0;
+        }
         if (ret_seen)
                 *ret_seen = v;
         return 1;
+}
+
+uint64_t df_node_running(const struct df_node *n, uint64_t applied) {
+        assert(n);
+
+        return n->clamped > 0 ? n->clamped : applied;
 }
 
 int df_node_check_kernel_governor(struct df_node *n) {

@@ -64,7 +64,10 @@ struct df_node {
         int min_fd;     /* min_freq / scaling_min_freq, kept open */
         int max_fd;
         bool has_written;
-        uint64_t written;     /* Hz, last value written to the applied-value attribute */
+        uint64_t written; /* Hz, last value written to the applied-value attribute */
+        /* Hz: what that attribute read back when the policy's own limits clamped the value
+         * written (a cpufreq policy runs at its cap, not at devfreqd's choice); 0 otherwise. */
+        uint64_t clamped;
         uint64_t written_min; /* Hz, pinned or clamp */
         uint64_t written_max;
 
@@ -166,6 +169,10 @@ extern const struct df_backend_ops df_node_backend_ops;
  * nothing to check), negative errno on a read error.
  */
 int df_node_check_foreign(struct df_node *n, uint64_t *ret_seen);
+
+/* Govern mode: the frequency the node runs at, Hz: the point applied, or the cap the policy's
+ * own limits hold it at (as the last df_node_check_foreign() read it back). */
+uint64_t df_node_running(const struct df_node *n, uint64_t applied);
 
 /* Userspace drive: if the kernel governor is no longer userspace, select it again. 1 when it had to. */
 int df_node_check_kernel_governor(struct df_node *n);

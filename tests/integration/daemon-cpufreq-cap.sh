@@ -30,6 +30,13 @@ like "... and another" "$(client_cmd b add cpu0 min-frequency 800000000)" '^ok '
 client_stop b
 is "... the kernel's clamp is taken for no other writer" "$(grep -c 'by another writer' "$daemon_log")" 0
 is "... and no error on the device" "$(dget cpu0 LastError)" ""
+is "... CurrentFrequency says what the policy runs at: the cap" "$(dget cpu0 CurrentFrequency)" 1200000000
+kwrite "$policy0/scaling_max_freq" 2400000
+is "root lifts the cap: the kernel applies the kept setspeed request again" "$(kread "$policy0/scaling_cur_freq")" 2400000
+client_start c
+like "... an evaluation" "$(client_cmd c add cpu0 min-frequency 800000000)" '^ok '
+client_stop c
+is "... CurrentFrequency is devfreqd's choice again" "$(dget cpu0 CurrentFrequency)" 2400000000
 stop_daemon
 is "devfreqd exits cleanly" "$daemon_status" 0
 tap_done
