@@ -460,6 +460,11 @@ if start_daemon; then
         release b
         is "... root caps scaling_max_freq at 1.2 GHz: the policy runs at the cap" "$(cat "$p0/scaling_cur_freq")" 1200000
         is "... and devfreqd takes the cap for no other writer's setspeed" "$(grep -c 'by another writer' "$tmp/daemon.log")" 0
+        cpu0_obj=$(busctl call org.devfreqd.Devfreq1 /org/devfreqd/Devfreq1 org.devfreqd.Devfreq1.Manager \
+                GetDevice s cpu0 2>&1 | sed -n 's/^o "\(.*\)"$/\1/p')
+        is "... its CurrentFrequency says what the policy runs at: the cap" \
+                "$(busctl get-property org.devfreqd.Devfreq1 "$cpu0_obj" org.devfreqd.Devfreq1.Device CurrentFrequency 2>&1)" \
+                "t 1200000000"
         stop_daemon
         is "... stop restores the kernel governor and both limits" \
                 "$(cat "$p0/scaling_governor") $(cat "$p0/scaling_min_freq") $(cat "$p0/scaling_max_freq")" \
