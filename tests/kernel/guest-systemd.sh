@@ -96,6 +96,23 @@ hold a dftest-gpu min 600MHz
 check "a request over the system bus raises the GPU's floor to 600 MHz" wait_until 10 attr_is "$gpu/min_freq" 600000000
 release a
 check "... and its end gives the floor back" wait_until 10 attr_is "$gpu/min_freq" "$(sed -n "s|^$gpu/min_freq ||p" <<<"$before")"
+
+# --- udevd, as the sandboxed unit meets it ---------------------------------------------------------
+dbg=/sys/kernel/debug/devfreq_test
+gpu_on_bus() {
+        busctl call org.devfreqd.Devfreq1 /org/devfreqd/Devfreq1 org.devfreqd.Devfreq1.Manager GetDevice s dftest-gpu \
+                >/dev/null 2>&1
+}
+gpu_off_bus() { ! gpu_on_bus; }
+echo "remove gpu" >"$dbg/control"
+check "udevd's event reaches the sandboxed devfreqd: the GPU removed, its bus object goes" wait_until 10 gpu_off_bus
+echo "add gpu" >"$dbg/control"
+check "... the GPU back, its bus object returns" wait_until 10 gpu_on_bus
+gpu=$(node_of dftest-gpu)
+hold a dftest-gpu min 600MHz
+check "... and a request on it reaches min_freq" wait_until 10 attr_is "$gpu/min_freq" 600000000
+release a
+check "... its end gives the floor back" wait_until 10 attr_is "$gpu/min_freq" "$(sed -n "s|^$gpu/min_freq ||p" <<<"$before")"
 is "devfreqd's journal has no refused access" \
         "$(journal | grep -ciE 'read-only file system|permission denied|operation not permitted|EROFS|EACCES|EPERM')" 0
 

@@ -2,7 +2,8 @@
 # The kernel tier's second part: after tests/kernel/guest.sh, tests/kernel/init runs this in the
 # chroot of the host's root, then makes systemd PID 1 of the guest (switch_root). This lays the
 # installed build (make install DESTDIR=, by tests/kernel/run) over /usr and /etc, and writes the
-# units systemd boots: the journal, the system bus, the installed devfreqd.service and the cases
+# units systemd boots: the journal, the system bus, udevd, the installed devfreqd.service (with
+# make install's bus policy) and the cases
 # of tests/kernel/guest-systemd.sh, which power the guest off when they end. Nothing more of the
 # host's boot: the unit directory is the test's own (SYSTEMD_UNIT_PATH).
 #
@@ -20,7 +21,8 @@ mkdir -p /var/tmp /var/lib /var/log
 chmod 1777 /var/tmp
 
 cp "$top_srcdir"/tests/system/units/{basic,sysinit,sockets,shutdown}.target "$units/"
-for u in systemd-journald.socket systemd-journald.service dbus.socket dbus.service; do
+for u in systemd-journald.socket systemd-journald.service dbus.socket dbus.service systemd-udevd.service \
+        systemd-udevd-control.socket systemd-udevd-kernel.socket; do
         ln -s "/lib/systemd/system/$u" "$units/$u"
 done
 ln -s "$dest/lib/systemd/system/devfreqd.service" "$units/devfreqd.service"
@@ -28,7 +30,8 @@ cat >"$units/devfreqd-kernel-test.target" <<EOU
 [Unit]
 Description=the kernel tier under systemd
 DefaultDependencies=no
-Wants=systemd-journald.socket systemd-journald.service dbus.socket devfreqd-kernel-cases.service
+Wants=systemd-journald.socket systemd-journald.service dbus.socket systemd-udevd.service
+Wants=devfreqd-kernel-cases.service
 EOU
 # Its output on the console, where tests/kernel/run reads the KTAP lines; the guest powers off
 # when it ends, whatever way.
@@ -36,7 +39,7 @@ cat >"$units/devfreqd-kernel-cases.service" <<EOU
 [Unit]
 Description=the kernel tier's cases under systemd
 DefaultDependencies=no
-After=systemd-journald.service dbus.socket
+After=systemd-journald.service dbus.socket systemd-udevd.service
 [Service]
 Type=oneshot
 Environment=top_srcdir=$top_srcdir top_builddir=$top_builddir kver=$kver units=$units
