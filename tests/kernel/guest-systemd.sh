@@ -99,11 +99,6 @@ check "... and its end gives the floor back" wait_until 10 attr_is "$gpu/min_fre
 
 # --- udevd, as the sandboxed unit meets it ---------------------------------------------------------
 dbg=/sys/kernel/debug/devfreq_test
-gpu_on_bus() {
-        busctl call org.devfreqd.Devfreq1 /org/devfreqd/Devfreq1 org.devfreqd.Devfreq1.Manager GetDevice s dftest-gpu \
-                >/dev/null 2>&1
-}
-gpu_off_bus() { ! gpu_on_bus; }
 echo "remove gpu" >"$dbg/control"
 check "udevd's event reaches the sandboxed devfreqd: the GPU removed, its bus object goes" wait_until 10 gpu_off_bus
 echo "add gpu" >"$dbg/control"

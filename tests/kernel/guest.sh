@@ -577,11 +577,6 @@ rm -f "$tmp/conf.d/cpu1.conf"
 # =============================================================== a device unplugged and back, through udevd
 # With udevd the removal is heard at once, without any failed access (clamp mode reads nothing of
 # the GPU meanwhile): its bus object goes, and comes back when the device is added again.
-gpu_on_bus() {
-        busctl call org.devfreqd.Devfreq1 /org/devfreqd/Devfreq1 org.devfreqd.Devfreq1.Manager GetDevice s dftest-gpu \
-                >/dev/null 2>&1
-}
-gpu_off_bus() { ! gpu_on_bus; }
 if kill -0 "$udevd_pid" 2>/dev/null && start_daemon; then
         check "with udevd: the GPU is on the bus" gpu_on_bus
         echo "remove gpu" >"$dbg/control"

@@ -42,6 +42,13 @@ node_of() { # the devfreq class node whose parent is the platform device $1
         return 1
 }
 
+# Is the test module's GPU on the bus (GetDevice answers)?
+gpu_on_bus() {
+        busctl call org.devfreqd.Devfreq1 /org/devfreqd/Devfreq1 org.devfreqd.Devfreq1.Manager GetDevice s dftest-gpu \
+                >/dev/null 2>&1
+}
+gpu_off_bus() { ! gpu_on_bus; }
+
 # A request of devfreqctl held until it is released: hold TAG DEVICE min|max VALUE; release TAG.
 declare -A hold_pids
 hold() {
