@@ -1,14 +1,21 @@
-# SPDX-License-Identifier: LGPL-2.1-or-later
 """The least energy any causal governor can spend on a generated trace at a given number of misses.
 
-A governor sees only its samples, so it cannot know a window's own random draws (a game frame's
-jitter, whether it is a heavy one, a memory bus's other traffic, the start of a CPU burst): they
-are drawn independently of everything before them. This module gives a governor more than any
-real one has: the generator's whole state before each window (the scene's level, a loading screen,
-a video's scale and its I-frames, whether a burst is under way). What remains unknown is the
-window's law: the distribution of its work given that state, read off the generator's own code.
+A governor sees only its samples. This module gives one more than any real governor has: the
+generator's whole state before each window and every rare event in it (the scene's level, a
+loading screen, a heavy game frame, a video's scale and its I-frames, a CPU burst on the memory
+bus, a gesture's start, length and first frame, the camera's mode and captures, an inference's
+level, the desktop's blinks and popups). What it is not told is each window's own small draws,
+made independently of everything before them: a frame's jitter, the bus's other traffic, an
+idle frame's cost. What remains is the window's law: the distribution of its work given all that,
+read off the generator's code.
 
-Over those laws, an informed governor picks each window's point; it misses when the work exceeds
+Rare events are told because their realised number can fall far from the expected one: a trace
+with fewer popups than its rate promises is easier than its laws say, and a governor could beat a
+bound built on them by luck. The small draws are many and independent, so realised misses stay
+near the expected ones: `allowance()` widens a misses budget by two standard deviations of a sum
+of independent misses, plus one, before a trace is called out of reach.
+
+Over those laws, the informed governor picks each window's point; it misses when the work exceeds
 the window's capacity at that point. Relaxed further in its favour, work it misses costs the
 least V^2 of the table and carries nothing into the next window. Minimising expected energy plus
 a price on expected misses, window by window, and searching the price until the expected misses
@@ -17,17 +24,16 @@ many expected misses (Lagrangian relaxation; a mix of two prices covers the budg
 energy model is devfreq-replay's (devfreq-replay(1), CLOSED LOOP): V^2 a cycle, and static power
 of 0.1 x f_top x V_top^2 scaled by V / V_top for the whole window.
 
-Realised misses scatter around the expected ones: `allowance()` widens a budget by two standard
-deviations of a sum of independent misses, plus one, before a trace is called out of reach.
-
 A law is a uniform draw cut into STEPS equal slices, each taken at its low end: below the true
 draw in every quantile, so the bound stays below the true problem's. `laws(..., side=1)` takes the
 high ends instead, for the tests.
 
-The families modelled are those whose work is due by the end of its own window and whose noise is
-drawn a window at a time: game, membus, and video with a buffer of one frame. For each, the
-replica recomputes the trace's shares from the generator's own draws beside the laws, and
-`laws()` refuses to answer when they differ from tools/trace-gen's (the replica fell behind).
+Every family is modelled whose work is due by the end of its own window: game, membus, scrolling
+and desktop always, video with one frame of buffer, camera with one frame in flight, inference
+with a budget of one window; not compile, whose work is due windows later (the bound would have to
+let work move between windows). For each trace the replica recomputes the shares from the
+generator's own draws beside the laws, and `laws()` refuses to answer when they differ from
+tools/trace-gen's (the replica fell behind).
 """
 
 import importlib.machinery
@@ -40,7 +46,6 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 # Points a uniform draw is split into: the laws' resolution.
 STEPS = 32
 STATIC_POWER = 0.1
-MODELLED = ("game", "membus", "video")
 
 
 def load_generator(path=os.path.join(TOP, "tools", "trace-gen")):
@@ -65,8 +70,12 @@ def capped(law):
     return tuple((min(v, tg.MAX_SHARE), p) for v, p in law)
 
 
+MODELLED = ("game", "membus", "video", "inference", "scrolling", "camera", "desktop")
+
+
 def game(rng, p, k, side):
-    """tools/trace-gen's game_shares(), with each frame's law beside its share."""
+    """tools/trace-gen's game_shares(): scenes, loading screens and heavy frames are known, each
+    frame's jitter is not."""
     fps, n = p["fps"], p["seconds"] * p["fps"]
     level = rng.uniform(p["level_lo"], p["level_hi"])
     next_scene = tg.every(rng, p["scene"] * fps)
@@ -85,18 +94,18 @@ def game(rng, p, k, side):
             law = [(p["loading_level"] * u, q) for u, q in uniform(0.5, 1.5, k, side)]
         else:
             cost = level * rng.jitter(p["jitter"])
-            if rng.chance(p["spike_rate"]):
+            heavy = rng.chance(p["spike_rate"])
+            if heavy:
                 cost *= p["spike"]
-            plain = [(level * u, q) for u, q in uniform(1 - p["jitter"], 1 + p["jitter"], k, side)]
-            law = [(v, q * (1 - p["spike_rate"])) for v, q in plain]
-            law += [(v * p["spike"], q * p["spike_rate"]) for v, q in plain if p["spike_rate"] > 0]
+            law = [(level * (p["spike"] if heavy else 1.0) * u, q)
+                   for u, q in uniform(1 - p["jitter"], 1 + p["jitter"], k, side)]
         shares.append(min(cost, tg.MAX_SHARE))
         laws.append(capped(law))
     return shares, laws
 
 
 def video(rng, p, k, side):
-    """tools/trace-gen's video(), with each frame's law beside its share."""
+    """tools/trace-gen's video(): scenes and I-frames are known, each frame's jitter is not."""
     n = p["seconds"] * p["fps"]
     scale, next_scene, shares, laws = 1.0, tg.every(rng, p["scene"] * p["fps"]), [], []
     for i in range(n):
@@ -114,7 +123,8 @@ def video(rng, p, k, side):
 
 
 def membus(rng, p, k, side):
-    """tools/trace-gen's membus(): the GPU's laws under the bus's own other traffic and bursts."""
+    """tools/trace-gen's membus(): the GPU's laws (its family's above) plus the bus's other
+    traffic, whose jitter is not known, and CPU bursts, which are."""
     src = tg.draw_params(rng, p["source"])
     gpu_shares, gpu_laws = (game if p["source"] == "game" else video)(rng, src, k, side)
     per_second = 1000000 / tg.fps_interval(src["fps"])
@@ -122,39 +132,124 @@ def membus(rng, p, k, side):
     other = uniform(0.7, 1.3, k, side)
     burst_left, shares, laws = 0, [], []
     for s, gl in zip(gpu_shares, gpu_laws):
-        under_way = burst_left > 0
         if burst_left == 0 and rng.chance(rate):
             burst_left = rng.integer(1, p["burst_len"])
         extra = p["burst_level"] if burst_left > 0 else 0.0
         burst_left = max(0, burst_left - 1)
         share = p["ratio"] * s + p["floor"] * rng.jitter(0.3) + extra
-        starts = 1.0 if under_way else rate
-        law = []
-        for g, qg in gl:
-            for o, qo in other:
-                base = p["ratio"] * g + p["floor"] * o
-                law.append((base + p["burst_level"], qg * qo * starts))
-                if starts < 1.0:
-                    law.append((base, qg * qo * (1 - starts)))
+        law = [(p["ratio"] * g + p["floor"] * o + extra, qg * qo) for g, qg in gl for o, qo in other]
         shares.append(min(share, tg.MAX_SHARE))
         laws.append(capped(law))
     return shares, laws
 
 
+def inference(rng, p, k, side):
+    """tools/trace-gen's inference(): an inference's level is known from its start, each window's
+    own jitter is not."""
+    n = p["seconds"] * 1000 // p["interval_ms"]
+    period = p["period_ms"] / p["interval_ms"]
+    nothing = ((0.0, 1.0),)
+    first = tg.every(rng, period)
+    shares, laws = [0.0] * min(first, n), [nothing] * min(first, n)
+    while len(shares) < n:
+        level = p["level"] * rng.jitter(p["jitter"])
+        for _ in range(p["windows"]):
+            shares.append(min(level * rng.jitter(p["jitter"] / 2), tg.MAX_SHARE))
+            laws.append(capped((level * u, q) for u, q in uniform(1 - p["jitter"] / 2, 1 + p["jitter"] / 2, k, side)))
+        gap = int(period) if p["periodic"] else tg.every(rng, period)
+        shares += [0.0] * max(0, gap - p["windows"])
+        laws += [nothing] * max(0, gap - p["windows"])
+    return shares[:n], laws[:n]
+
+
+def scrolling(rng, p, k, side):
+    """tools/trace-gen's scrolling(): a gesture's start, length and first cost are known; an idle
+    frame's cost and each fling frame's jitter are not."""
+    fps, n = p["fps"], p["seconds"] * p["fps"]
+    shares, laws = [], []
+    idle = capped((p["idle"] * u, q) for u, q in uniform(0.0, 1.0, k, side))
+    while len(shares) < n:
+        for _ in range(tg.every(rng, p["gap"] * fps)):
+            shares.append(p["idle"] * rng.unit())
+            laws.append(idle)
+        first = p["fling"] * rng.uniform(0.6, 1.0)
+        length = tg.every(rng, p["fling_len"] * fps)
+        for i in range(length):
+            level = first * (1.0 - (1.0 - p["tail"]) * i / length)
+            shares.append(min(level * rng.jitter(p["jitter"]), tg.MAX_SHARE))
+            laws.append(capped((level * u, q) for u, q in uniform(1 - p["jitter"], 1 + p["jitter"], k, side)))
+    return shares[:n], laws[:n]
+
+
+def camera(rng, p, k, side):
+    """tools/trace-gen's camera(): the mode and the captures are known, each frame's jitter is not."""
+    fps, n = p["fps"], p["seconds"] * p["fps"]
+    recording, next_mode = False, tg.every(rng, p["mode"] * fps)
+    next_capture, capture_left, shares, laws = tg.every(rng, p["capture_every"] * fps), 0, [], []
+    for i in range(n):
+        if i == next_mode:
+            recording = not recording
+            next_mode = i + tg.every(rng, p["mode"] * fps)
+        if i == next_capture:
+            capture_left = p["capture_len"]
+            next_capture = i + p["capture_len"] + tg.every(rng, p["capture_every"] * fps)
+        cost = p["preview"] * (p["record"] if recording else 1.0)
+        if capture_left > 0:
+            capture_left -= 1
+            cost *= p["capture"]
+        shares.append(min(cost * rng.jitter(p["jitter"]), tg.MAX_SHARE))
+        laws.append(capped((cost * u, q) for u, q in uniform(1 - p["jitter"], 1 + p["jitter"], k, side)))
+    return shares, laws
+
+
+def desktop(rng, p, k, side):
+    """tools/trace-gen's desktop(): blinks and popups are known; each frame's jitter and an idle
+    frame's cost are not."""
+    fps, n = 60, p["seconds"] * 60
+    blink = max(1, int(p["blink"] * fps))
+    rate = p["popup_rate"] / fps
+    popup = [(p["popup"] * u, q) for u, q in uniform(0.8, 1.2, k, side)]
+    popup_left, shares, laws = 0, [], []
+    for i in range(n):
+        if popup_left == 0 and rng.chance(rate):
+            popup_left = p["popup_len"]
+        if i % blink == 0 or i % fps == fps - 1:
+            other = [(p["blink_cost"] * u, q) for u, q in uniform(0.8, 1.2, k, side)]
+        else:
+            other = [(p["idle"] * u, q) for u, q in uniform(0.0, 1.0, k, side)]
+        shown = popup_left > 0
+        if popup_left > 0:
+            popup_left -= 1
+            cost = p["popup"] * rng.jitter(0.2)
+        elif i % blink == 0 or i % fps == fps - 1:
+            cost = p["blink_cost"] * rng.jitter(0.2)
+        else:
+            cost = p["idle"] * rng.unit()
+        shares.append(min(cost, tg.MAX_SHARE))
+        laws.append(capped(popup if shown else other))
+    return shares, laws
+
+
+REPLICAS = {"game": game, "membus": membus, "video": video, "inference": inference, "scrolling": scrolling,
+            "camera": camera, "desktop": desktop}
+# The parameter that sets a family's deadline: only work due by the end of its own window is modelled.
+DEADLINE = {"video": "buffer", "inference": "slack", "camera": "depth"}
+
+
 def laws(family, seed, side=0):
     """(params, interval in us, [law a window]) of one trace, or None when not modelled. Side 0
     gives laws below the true ones (what the bound takes), side 1 above them (uniform())."""
-    if family not in MODELLED:
+    if family not in REPLICAS:
         return None
     rng = tg.Rng((seed << 8) | tg.family_index(family))
     p = tg.draw_params(rng, family)
-    if family == "video" and p["buffer"] > 1:
+    if p.get(DEADLINE.get(family), 1) > 1:
         return None
     twin = tg.Rng((seed << 8) | tg.family_index(family))
     interval, windows = tg.WORK[family](twin, tg.draw_params(twin, family))
     expected = [s for s, _ in windows]
     k = STEPS if family != "membus" else STEPS // 2
-    shares, window_laws = {"game": game, "membus": membus, "video": video}[family](rng, p, k, side)
+    shares, window_laws = REPLICAS[family](rng, p, k, side)
     if shares != expected:
         raise RuntimeError("%s %d: the model's shares differ from tools/trace-gen's" % (family, seed))
     return p, interval, window_laws
