@@ -47,7 +47,7 @@ int node_write(struct df_node *n, int fd, const char *attr, const char *value, b
                 }
                 n->wrote_once = true;
         }
-        r = fd >= 0 ? df_attr_pwrite(fd, value) : df_attr_write(n->dirfd, attr, value);
+        r = fd >= 0 ? df_attr_pwrite_on(fd, value, n->on_sysfs) : df_attr_write(n->dirfd, attr, value);
         if (r < 0)
                 node_set_error(n, "write %s/%s: %s", n->path, attr, strerror(-r));
         return r;

@@ -214,6 +214,7 @@ int df_node_open(const struct df_root *root, const char *path, struct df_node **
         n->dirfd = df_root_open_path(root, canonical, O_PATH | O_DIRECTORY);
         if (n->dirfd < 0)
                 return n->dirfd == -ENOTDIR ? -ENODEV : n->dirfd;
+        n->on_sysfs = df_fd_on_sysfs(n->dirfd);
 
         if (has_attr(n->dirfd, "available_frequencies") && has_attr(n->dirfd, "governor"))
                 n->kind = DF_KIND_DEVFREQ;

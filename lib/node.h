@@ -45,6 +45,7 @@ struct df_node {
         char *path; /* canonical, inside the root: /sys/devices/.../devfreq/gpu, .../cpufreq/policy0 */
         char *name; /* the directory's name: "ff9a0000.gpu", "policy0" */
         int dirfd;
+        bool on_sysfs; /* the directory is the kernel's (not a test root's plain files) */
 
         struct df_log log;
         bool dry_run; /* log "would write V to PATH" and carry on as if written */

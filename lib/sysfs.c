@@ -11,12 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #if !HAVE_LINUX_OPENAT2_H || !HAVE_DECL_SYS_OPENAT2
 #error "openat2(2) is required (linux/openat2.h and SYS_openat2)"
 #endif
+#include <linux/magic.h>
 #include <linux/openat2.h>
 
 #include "macro.h"
@@ -380,7 +382,17 @@ int df_attr_read_u64(int dirfd, const char *name, uint64_t *ret) {
         return df_attr_pread_u64(fd, ret);
 }
 
+bool df_fd_on_sysfs(int fd) {
+        struct statfs sfs;
+
+        return fstatfs(fd, &sfs) == 0 && (unsigned long) sfs.f_type == SYSFS_MAGIC;
+}
+
 int df_attr_pwrite(int fd, const char *value) {
+        return df_attr_pwrite_on(fd, value, false);
+}
+
+int df_attr_pwrite_on(int fd, const char *value, bool sysfs) {
         assert(value);
 
         size_t len = strlen(value);
@@ -393,9 +405,10 @@ int df_attr_pwrite(int fd, const char *value) {
                 return -errno;
         if ((size_t) n != len)
                 return -EIO;
-        /* sysfs ignores the size; a plain file of a test root keeps no tail of a longer value.
-         * Objects that cannot be truncated at all (EINVAL) took the value with the write. */
-        if (ftruncate(fd, (off_t) len) < 0 && errno != EINVAL)
+        /* A sysfs attribute takes the whole value with the write and ignores the size; a plain
+         * file of a test root must lose the tail of a longer value. Objects that cannot be
+         * truncated at all (EINVAL) took the value with the write. */
+        if (!sysfs && ftruncate(fd, (off_t) len) < 0 && errno != EINVAL)
                 return -errno;
         return 0;
 }

@@ -52,6 +52,11 @@ int df_attr_read_u64(int dirfd, const char *name, uint64_t *ret);
  * ignores the size change; a plain file of a test root needs it). A short write is -EIO.
  */
 int df_attr_pwrite(int fd, const char *value);
+/* The same, without the ftruncate when `sysfs` says fd is a sysfs attribute (df_fd_on_sysfs()):
+ * two system calls fewer on each changed tick of a real kernel. */
+int df_attr_pwrite_on(int fd, const char *value, bool sysfs);
+/* Whether fd (an O_PATH directory too) lies on a sysfs mount. */
+bool df_fd_on_sysfs(int fd);
 int df_attr_pwrite_u64(int fd, uint64_t value);
 int df_attr_write(int dirfd, const char *name, const char *value);
 

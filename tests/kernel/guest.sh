@@ -325,8 +325,17 @@ check "... the request's end gives the floor back (min_freq $orig_min)" \
 echo clear >"$dbg/dftest-gpu/targets"
 feed dftest-gpu 10 5
 is "... and the kernel goes down to the lowest point again" "$(tail -n1 "$dbg/dftest-gpu/targets" | cut -d' ' -f2)" 200000000
+# The writes, seen by strace: sysfs takes the whole value with the write, so no ftruncate follows.
+strace -y -e trace=pwrite64,ftruncate -o "$tmp/strace.cap" -p "$daemon_pid" 2>"$tmp/strace.cap.err" &
+st=$!
+wait_until 20 grep -q attached "$tmp/strace.cap.err"
 hold a dftest-gpu max 400MHz
 check "clamp: a max-frequency request caps the kernel's ceiling" wait_until 10 attr_is "$gpu/max_freq" 400000000
+kill -TERM "$st"
+wait "$st" 2>/dev/null
+diag <"$tmp/strace.cap"
+is "... written with pwrite to max_freq, no ftruncate after it (written, truncations)" \
+        "$(($(grep -c '^pwrite64([0-9]*</sys/.*max_freq>' "$tmp/strace.cap") > 0)) $(grep -c '^ftruncate' "$tmp/strace.cap")" "1 0"
 stop_daemon
 is "stop restores the originals (min_freq max_freq)" "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" \
         "$orig_min $orig_max"

@@ -234,6 +234,38 @@ START_TEST(test_pwrite_shorter_value) {
 }
 END_TEST
 
+/* A test root is plain files, never sysfs; only a sysfs attribute skips the ftruncate, so a plain
+ * file told it is one keeps the tail of the longer value it had (what the truncation is for). */
+START_TEST(test_pwrite_on_sysfs) {
+        char *root = df_test_root_new("sysfs");
+        _cleanup_free_ char *kept = NULL, *cut = NULL;
+        struct df_root r;
+        int dirfd, fd;
+
+        df_test_put(root, "sys/x/set_freq", "1000000000\n");
+        ck_assert_int_eq(df_root_open(root, &r), 0);
+        dirfd = df_root_open_path(&r, "/sys/x", O_PATH | O_DIRECTORY);
+        ck_assert_int_ge(dirfd, 0);
+        fd = df_root_open_path(&r, "/sys/x/set_freq", O_RDWR);
+        ck_assert_int_ge(fd, 0);
+        ck_assert(!df_fd_on_sysfs(dirfd));
+        ck_assert(!df_fd_on_sysfs(fd));
+        ck_assert(!df_fd_on_sysfs(-EBADF));
+
+        ck_assert_int_eq(df_attr_pwrite_on(fd, "5", true), 0);
+        kept = df_test_get(root, "sys/x/set_freq");
+        ck_assert_str_eq(kept, "5000000000\n");
+        ck_assert_int_eq(df_attr_pwrite_on(fd, "7", false), 0);
+        cut = df_test_get(root, "sys/x/set_freq");
+        ck_assert_str_eq(cut, "7");
+
+        close(fd);
+        close(dirfd);
+        df_root_close(&r);
+        df_test_root_free(root);
+}
+END_TEST
+
 /* A value read back as plain digits can be overwritten without ftruncate by one at least as long;
  * anything else (unknown length, a shorter value, a value with spaces or leading zeros) truncates. */
 START_TEST(test_pread_sizes) {
@@ -380,6 +412,7 @@ static Suite *suite(void) {
 
         tc = tcase_create("read-write");
         tcase_add_test(tc, test_pwrite_shorter_value);
+        tcase_add_test(tc, test_pwrite_on_sysfs);
         tcase_add_test(tc, test_pread_sizes);
         tcase_add_test(tc, test_read_u64);
         suite_add_tcase(s, tc);
