@@ -155,7 +155,8 @@ def inference(rng, p, k, side):
         level = p["level"] * rng.jitter(p["jitter"])
         for _ in range(p["windows"]):
             shares.append(min(level * rng.jitter(p["jitter"] / 2), tg.MAX_SHARE))
-            laws.append(capped((level * u, q) for u, q in uniform(1 - p["jitter"] / 2, 1 + p["jitter"] / 2, k, side)))
+            half = p["jitter"] / 2
+            laws.append(capped((level * u, q) for u, q in uniform(1 - half, 1 + half, k, side)))
         gap = int(period) if p["periodic"] else tg.every(rng, period)
         shares += [0.0] * max(0, gap - p["windows"])
         laws += [nothing] * max(0, gap - p["windows"])

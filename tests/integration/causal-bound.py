@@ -3,13 +3,14 @@
 """tests/bench/causal_bound.py: the informed governor's bound against devfreq-replay's own figures.
 
 For every family, on seeds of the tuning set and beyond: a bound exactly when all the trace's
-work is due by the end of its own window (read from the trace's lines); and where there is one: the model's replica of the generator gives tools/trace-gen's shares exactly
-(a replica that drifts is refused, and a drifted one is seen); each window's work lies between its
-law's low side and its high side; and with the table's voltages and without, the bound with no
-misses allowed is within 3 % of the range from the exact offline optimum (which knows the future)
-to `performance` (the top point throughout, which never misses), both from devfreq-replay, code
-the bound shares nothing with; the low side's bound is below the high side's; and a larger misses
-budget never raises it. TAP on stdout.
+work is due by the end of its own window (read from the trace's lines). Where there is one: the
+model's replica of the generator gives tools/trace-gen's shares exactly (a replica that drifts is
+refused, and a drifted one is seen); each window's work lies between its law's low side and its
+high side; with the table's voltages and without, the bound with no misses allowed is within 3 %
+of the range from the exact offline optimum (which knows the future) to `performance` (the top
+point throughout, which never misses), both from devfreq-replay, code the bound shares nothing
+with; the low side's bound is below the high side's; and a larger misses budget never raises it.
+TAP on stdout.
 
 Usage: causal-bound.py [DEVFREQ-REPLAY] (default $top_builddir/tools/devfreq-replay)
 """
@@ -60,7 +61,8 @@ def check_trace(replay, tmp, family, seed, modelled):
     for k, (c, law, up) in enumerate(zip(cycles, laws, above)):
         lo, hi = min(v for v, _ in law), max(v for v, _ in up)
         if not lo * top_cycles - 1 <= c <= hi * top_cycles + 1:
-            outside.append("window %d: %d cycles, law from %.0f to %.0f" % (k, c, lo * top_cycles, hi * top_cycles))
+            outside.append("window %d: %d cycles, law from %.0f to %.0f" % (
+                k, c, lo * top_cycles, hi * top_cycles))
     report(len(laws) == len(cycles) and not outside,
            "%s %d: %d windows, each within its law (from the low side's least to the high side's most)" % (
                family, seed, len(cycles)), outside)
@@ -83,8 +85,9 @@ def check_trace(replay, tmp, family, seed, modelled):
         report(optimum * 0.97 <= b0 and up0 <= perf * 1.03 and perf_misses == 0,
                "%s %d %s: optimum %.4g, bound with no misses %.4g (high side %.4g), performance %.4g" % (
                    family, seed, mode, optimum, b0, up0, perf))
-        report(b0 <= up0 and b10 <= up10, "%s %d %s: the low side's bound is below the high side's (%.4g <= %.4g, "
-               "%.4g <= %.4g)" % (family, seed, mode, b0, up0, b10, up10))
+        report(b0 <= up0 and b10 <= up10,
+               "%s %d %s: the low side's bound is below the high side's (%.4g <= %.4g, %.4g <= %.4g)" % (
+                   family, seed, mode, b0, up0, b10, up10))
         report(b0 >= b10 >= b_all > 0, "%s %d %s: the bound falls as the budget grows (%.4g, %.4g, %.4g)" % (
             family, seed, mode, b0, b10, b_all))
 
