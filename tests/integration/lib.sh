@@ -21,8 +21,15 @@ daemon_pid=
 notify_log=$tmp/notify.log
 daemon_log=$tmp/devfreqd.log
 
+# A script stopped by set -e says where, as a TAP bail-out, instead of ending without a plan.
+tap_stop_line= tap_stop_command=
+trap 'tap_stop_line=$LINENO tap_stop_command=$BASH_COMMAND' ERR
+
 cleanup() {
-        local pid
+        local rc=$? pid
+        if ((rc != 0)) && [[ -z $tap_planned ]]; then
+                echo "Bail out! $(basename "$0") stopped at line ${tap_stop_line:-?} (status $rc): ${tap_stop_command:-?}"
+        fi
         for pid in "${pids[@]}"; do
                 kill -TERM "$pid" 2>/dev/null || true
         done
@@ -117,6 +124,8 @@ EOC
 # spawn_bus: a dbus-daemon with the configuration in $tmp/bus.conf (start_bus, start_strict_bus);
 # once it listens, its address is bus_address and the system and session bus address.
 spawn_bus() {
+        # An address left by an earlier bus would be taken before this one listens.
+        rm -f "$tmp/bus.address"
         dbus-daemon --config-file="$tmp/bus.conf" --nofork --nopidfile --print-address=3 3>"$tmp/bus.address" &
         bus_pid=$!
         track $bus_pid

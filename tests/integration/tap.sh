@@ -61,7 +61,9 @@ diag() {
         printf '# %s\n' "$@"
 }
 
+tap_planned=
 tap_done() {
+        tap_planned=1
         echo "1..$tap_count"
         ((tap_failures == 0))
 }
