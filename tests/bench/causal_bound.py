@@ -277,6 +277,12 @@ def allowance(misses):
 def bound(table, interval, window_laws, voltages, budget):
     """The least expected energy (devfreq-replay's units) of an informed governor whose expected
     misses are at most `budget`."""
+    return frontier(table, interval, window_laws, voltages)(budget)
+
+
+def frontier(table, interval, window_laws, voltages):
+    """bound() as a function of the budget alone: each law's energy and misses at each point are
+    worked out once, for every budget asked after."""
     pts = points(table, voltages)
     top = pts[-1][0]
     top_cycles = top * interval // 1000000
@@ -307,21 +313,24 @@ def bound(table, interval, window_laws, voltages, budget):
             misses += n * m
         return energy, misses
 
-    e0, m0 = solve(0.0)
-    if m0 <= budget:
-        return e0
-    lo, hi = 0.0, 1.0
-    while solve(hi)[1] > budget and hi < 1e30:
-        hi *= 4.0
-    for _ in range(100):
-        mid = (lo + hi) / 2
-        if solve(mid)[1] > budget:
-            lo = mid
-        else:
-            hi = mid
-    (e1, m1), (e2, m2) = solve(lo), solve(hi)
-    if m1 <= m2:
-        return e2
-    # A mix of the two choices that spends exactly the budget.
-    t = (m1 - budget) / (m1 - m2)
-    return e1 + t * (e2 - e1)
+    def least(budget):
+        e0, m0 = solve(0.0)
+        if m0 <= budget:
+            return e0
+        lo, hi = 0.0, 1.0
+        while solve(hi)[1] > budget and hi < 1e30:
+            hi *= 4.0
+        for _ in range(100):
+            mid = (lo + hi) / 2
+            if solve(mid)[1] > budget:
+                lo = mid
+            else:
+                hi = mid
+        (e1, m1), (e2, m2) = solve(lo), solve(hi)
+        if m1 <= m2:
+            return e2
+        # A mix of the two choices that spends exactly the budget.
+        t = (m1 - budget) / (m1 - m2)
+        return e1 + t * (e2 - e1)
+
+    return least
