@@ -24,21 +24,11 @@ import tempfile
 TOP = os.environ.get("top_srcdir", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.join(TOP, "tests", "bench"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import causal_bound as cb  # noqa: E402
+import tap  # noqa: E402
 
 SEEDS = [1000, 1001, 1002, 1003, 1004, 77]
-n_tests = failed = 0
-
-
-def report(good, desc, detail=()):
-    global n_tests, failed
-    n_tests += 1
-    failed += 0 if good else 1
-    print("%s %d - %s" % ("ok" if good else "not ok", n_tests, desc))
-    for d in list(detail)[:10] if not good else ():
-        print("#   " + d)
-
-
 def replay_energy(replay, path, opp, interval, governor):
     p = subprocess.run([replay, "--work", "--summary", "--opp", opp, "--interval", "%dus" % interval,
                         "--governor", governor, "--optimum-states", "400000000", path],
@@ -51,7 +41,7 @@ def replay_energy(replay, path, opp, interval, governor):
     return energy, misses, optimum
 
 
-def check_trace(replay, tmp, family, seed, modelled):
+def check_trace(t, replay, tmp, family, seed, modelled):
     p, interval, laws = modelled
     above = cb.laws(family, seed, side=1)[2]
     text = cb.tg.trace(family, seed)
@@ -63,7 +53,7 @@ def check_trace(replay, tmp, family, seed, modelled):
         if not lo * top_cycles - 1 <= c <= hi * top_cycles + 1:
             outside.append("window %d: %d cycles, law from %.0f to %.0f" % (
                 k, c, lo * top_cycles, hi * top_cycles))
-    report(len(laws) == len(cycles) and not outside,
+    t.ok(len(laws) == len(cycles) and not outside,
            "%s %d: %d windows, each within its law (from the low side's least to the high side's most)" % (
                family, seed, len(cycles)), outside)
     path = os.path.join(tmp, "%s-%d.csv" % (family, seed))
@@ -82,17 +72,17 @@ def check_trace(replay, tmp, family, seed, modelled):
         # With no misses allowed every window is covered: about what the optimum spends on the work
         # that came, and at most the top point throughout. Expectations against one realisation,
         # so within 3 %; a wrong energy model or capacity is further off.
-        report(optimum * 0.97 <= b0 and up0 <= perf * 1.03 and perf_misses == 0,
+        t.ok(optimum * 0.97 <= b0 and up0 <= perf * 1.03 and perf_misses == 0,
                "%s %d %s: optimum %.4g, bound with no misses %.4g (high side %.4g), performance %.4g" % (
                    family, seed, mode, optimum, b0, up0, perf))
-        report(b0 <= up0 and b10 <= up10,
+        t.ok(b0 <= up0 and b10 <= up10,
                "%s %d %s: the low side's bound is below the high side's (%.4g <= %.4g, %.4g <= %.4g)" % (
                    family, seed, mode, b0, up0, b10, up10))
-        report(b0 >= b10 >= b_all > 0, "%s %d %s: the bound falls as the budget grows (%.4g, %.4g, %.4g)" % (
+        t.ok(b0 >= b10 >= b_all > 0, "%s %d %s: the bound falls as the budget grows (%.4g, %.4g, %.4g)" % (
             family, seed, mode, b0, b10, b_all))
 
 
-def main():
+def main(t):
     replay = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.environ["top_builddir"], "tools",
                                                                  "devfreq-replay")
     seen = {f: 0 for f in cb.MODELLED}
@@ -103,7 +93,7 @@ def main():
                 try:
                     modelled = cb.laws(family, seed)
                 except RuntimeError as e:
-                    report(False, "%s %d: the replica gives the generator's shares" % (family, seed), [str(e)])
+                    t.ok(False, "%s %d: the replica gives the generator's shares" % (family, seed), [str(e)])
                     continue
                 # Modelled exactly when all the work is due by the end of its own window.
                 later = re.search(r"^\d+,\d+us$", cb.tg.trace(family, seed), re.M) is not None
@@ -114,9 +104,9 @@ def main():
                 if modelled is None:
                     continue
                 seen[family] += 1
-                check_trace(replay, tmp, family, seed, modelled)
-    report(all(seen.values()), "every modelled family has traces among the seeds: %s" % seen)
-    report(not wrong, "a bound exactly for the traces whose work is all due by the end of its window", wrong)
+                check_trace(t, replay, tmp, family, seed, modelled)
+    t.ok(all(seen.values()), "every modelled family has traces among the seeds: %s" % seen)
+    t.ok(not wrong, "a bound exactly for the traces whose work is all due by the end of its window", wrong)
     # A replica that falls behind the generator is refused: perturb one frame of the generator's game.
     real = cb.tg.WORK["game"]
 
@@ -133,10 +123,8 @@ def main():
         refused = True
     finally:
         cb.tg.WORK["game"] = real
-    report(refused, "a generator the replica no longer matches is refused")
-    print("1..%d" % n_tests)
-    return 1 if failed else 0
+    t.ok(refused, "a generator the replica no longer matches is refused")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    tap.run(main)

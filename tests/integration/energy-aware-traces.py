@@ -25,6 +25,10 @@ SEEDS = [1000, 1001]  # of the tuning set
 TOP_ANSWER = 2**64 - 1
 UNITS = {"GHz": 10**9, "MHz": 10**6, "kHz": 10**3, "Hz": 1}
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # noqa: E402
+
 
 def hz(text):
     for unit, mul in UNITS.items():
@@ -34,10 +38,10 @@ def hz(text):
     return int(text)
 
 
-def main():
+def main(t):
     replay = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.environ["top_builddir"], "tools",
                                                                  "devfreq-replay")
-    n = failed = run = fired = 0
+    run = fired = 0
     for family in FAMILIES:
         for seed in SEEDS:
             text = subprocess.run([TRACE_GEN, "--family", family, "--seed", str(seed)], capture_output=True,
@@ -75,25 +79,13 @@ def main():
                         if target != in_range[-1]:
                             problems.append("window %d: %d after %d saturated windows, not the top %d" %
                                             (k, target, saturated, in_range[-1]))
-                n += 1
-                good = not problems
                 fired += seen_saturated > 0
-                print("%s %d - %s %d, %s voltages, range %d-%d MHz, saturated_samples %d: in range, "
-                      "at the top after the saturation rule (%d times)" %
-                      ("ok" if good else "not ok", n, family, seed, "with" if voltages else "without",
-                       lo // 10**6, hi // 10**6, sat, seen_saturated))
-                if not good:
-                    failed += 1
-                    for line in problems[:10]:
-                        print("#   " + line)
-    n += 1
-    good = fired * 3 >= run * 2
-    failed += not good
-    print("%s %d - the saturation rule fired in %d of %d runs (at least two thirds)" %
-          ("ok" if good else "not ok", n, fired, run))
-    print("1..%d" % n)
-    return 1 if failed else 0
+                t.ok(not problems, "%s %d, %s voltages, range %d-%d MHz, saturated_samples %d: in range, "
+                     "at the top after the saturation rule (%d times)" %
+                     (family, seed, "with" if voltages else "without", lo // 10**6, hi // 10**6, sat,
+                      seen_saturated), problems[:10])
+    t.ok(fired * 3 >= run * 2, "the saturation rule fired in %d of %d runs (at least two thirds)" % (fired, run))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    tap.run(main)

@@ -29,18 +29,9 @@ ORDERS = {
     "dbus": ("dbus/bus-internal.h", re.compile(r"^bus(-[a-z-]+)?\.c$")),
 }
 
-count = 0
-failures = 0
-
-
-def ok(cond, desc, diag=()):
-    global count, failures
-    count += 1
-    if not cond:
-        failures += 1
-    print(f"{'ok' if cond else 'not ok'} {count} - {desc}")
-    for line in diag if not cond else ():
-        print(f"#   {line}")
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # noqa: E402
 
 
 def symbols(obj):
@@ -132,9 +123,9 @@ def find_objects(top_srcdir, top_builddir, folder):
     return objects, missing
 
 
-def check_folder(top_srcdir, top_builddir, folder):
+def check_folder(t, top_srcdir, top_builddir, folder):
     objects, missing = find_objects(top_srcdir, top_builddir, folder)
-    ok(not missing, f"{folder}/: every source file has its object", [f"no object for {m}" for m in missing])
+    t.ok(not missing, f"{folder}/: every source file has its object", [f"no object for {m}" for m in missing])
     edges = arrows(objects)
     found = loops(objects.keys(), edges)
     diag = []
@@ -143,48 +134,46 @@ def check_folder(top_srcdir, top_builddir, folder):
         for (a, b), names in sorted(edges.items()):
             if a in comp and b in comp:
                 diag.append(f"  {a} -> {b}: {' '.join(sorted(names))}")
-    ok(not found, f"{folder}/: no loop of calls between its {len(objects)} files", diag)
+    t.ok(not found, f"{folder}/: no loop of calls between its {len(objects)} files", diag)
     return objects, edges
 
 
-def check_order(top_srcdir, folder, objects, edges):
+def check_order(t, top_srcdir, folder, objects, edges):
     header, pattern = ORDERS[folder]
     order = stated_order(os.path.join(top_srcdir, header), pattern)
     covered = sorted(f for f in objects if pattern.match(f))
     unlisted = [f for f in covered if f not in order]
-    ok(not unlisted and len(order) > 1, f"{header} lists all {len(covered)} of its files in order",
+    t.ok(not unlisted and len(order) > 1, f"{header} lists all {len(covered)} of its files in order",
        [f"not listed: {f}" for f in unlisted] + [f"listed: {', '.join(order)}"])
     rank = {f: i for i, f in enumerate(order)}
     upward = [f"{a} -> {b}: {' '.join(sorted(n))}" for (a, b), n in sorted(edges.items())
               if a in rank and b in rank and rank[b] >= rank[a]]
-    ok(not upward, f"{folder}/: each file calls only those {header} lists before it", upward)
+    t.ok(not upward, f"{folder}/: each file calls only those {header} lists before it", upward)
 
 
-def selftest():
+def selftest(t):
     """The check can fail: a made-up folder a.c -> b.c -> c.c -> a.c is a loop, d.c stands apart."""
     edges = {("a.c", "b.c"): {"b"}, ("b.c", "c.c"): {"c"}, ("c.c", "a.c"): {"a"}, ("d.c", "a.c"): {"a"}}
-    ok(loops(["a.c", "b.c", "c.c", "d.c"], edges) == [["a.c", "b.c", "c.c"]],
+    t.ok(loops(["a.c", "b.c", "c.c", "d.c"], edges) == [["a.c", "b.c", "c.c"]],
        "the loop finder finds a loop of three files and leaves the file that only calls into it")
 
 
-def main():
+def main(t):
     top_srcdir = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), "..", "..")
     top_builddir = os.environ.get("top_builddir") or top_srcdir
-    selftest()
+    selftest(t)
     for folder in ("lib", "daemon", "dbus"):
-        objects, edges = check_folder(top_srcdir, top_builddir, folder)
+        objects, edges = check_folder(t, top_srcdir, top_builddir, folder)
         if folder in ORDERS:
-            check_order(top_srcdir, folder, objects, edges)
+            check_order(t, top_srcdir, folder, objects, edges)
     names = {}
     for folder in ("lib", "daemon", "dbus", "tools"):
         for f in os.listdir(os.path.join(top_srcdir, folder)):
             if f.endswith(".c"):
                 names.setdefault(f, []).append(folder)
     shared = [f"{f}: {', '.join(v)}" for f, v in sorted(names.items()) if len(v) > 1]
-    ok(not shared, "no two of lib/, daemon/, dbus/ and tools/ hold a file of the same name", shared)
-    print(f"1..{count}")
-    return 1 if failures else 0
+    t.ok(not shared, "no two of lib/, daemon/, dbus/ and tools/ hold a file of the same name", shared)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    tap.run(main)

@@ -15,6 +15,10 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # noqa: E402
+
 
 def shell_words(text):
     """Split one shell command into words, keeping $(...) and quotes inside a word intact."""
@@ -137,22 +141,12 @@ def readme_tables(path):
     return table, replay
 
 
-def main():
+def main(t):
     top = sys.argv[1] if len(sys.argv) > 1 else os.environ["top_srcdir"]
     rows = bench_rows(os.path.join(top, "tests/bench/run"))
     replay = replay_rows(os.path.join(top, "tests/bench/replay"))
     table, readme_replay = readme_tables(os.path.join(top, "README.md"))
-    n, failed = 0, 0
-
-    def report(good, desc, detail=()):
-        nonlocal n, failed
-        n += 1
-        failed += 0 if good else 1
-        print("%s %d - %s" % ("ok" if good else "not ok", n, desc))
-        for d in detail:
-            print("#   " + d)
-
-    report(len(rows) >= 10 and len(replay) == 2 and "figure" not in replay,
+    t.ok(len(rows) >= 10 and len(replay) == 2 and "figure" not in replay,
            "the benchmark scripts' rows are found (%d row calls, %d replay rows)" % (len(rows), len(replay)))
     unknown, wrong_target, used = [], [], set()
     for name, target in table:
@@ -163,15 +157,13 @@ def main():
         used.add(match[0][0])
         if not re.match(match[0][2], target):
             wrong_target.append("%s: README target '%s', the script's %s" % (name, target, match[0][2]))
-    report(not unknown, "every README table row is one tests/bench/run prints (%d rows)" % len(table), unknown)
-    report(not wrong_target, "... with the target the script prints", wrong_target)
+    t.ok(not unknown, "every README table row is one tests/bench/run prints (%d rows)" % len(table), unknown)
+    t.ok(not wrong_target, "... with the target the script prints", wrong_target)
     missing = [r[0] for r in rows if r[0] not in used]
-    report(not missing, "every row tests/bench/run prints is in the README", missing)
-    report(readme_replay == replay, "the replay rows are the ones tests/bench/replay prints",
+    t.ok(not missing, "every row tests/bench/run prints is in the README", missing)
+    t.ok(readme_replay == replay, "the replay rows are the ones tests/bench/replay prints",
            ["README %s, script %s" % (readme_replay, replay)] if readme_replay != replay else ())
-    print("1..%d" % n)
-    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    tap.run(main)

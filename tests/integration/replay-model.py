@@ -29,6 +29,10 @@ import random
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # noqa: E402
+
 UINT_MAX = 2**32 - 1
 DEF_FREQUENCY_STEP = 5000
 
@@ -303,19 +307,10 @@ def self_test():
     return all([f // mhz for f in model_targets(c)] == want for c, want in cases)
 
 
-def main():
+def main(t):
     replay = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.environ["top_builddir"], "tools/devfreq-replay")
     per_governor = int(sys.argv[2]) if len(sys.argv) > 2 else 300
-    n = 0
-    failed = 0
-
-    def report(good, desc):
-        nonlocal n, failed
-        n += 1
-        failed += 0 if good else 1
-        print("%s %d - %s" % ("ok" if good else "not ok", n, desc))
-
-    report(self_test(), "the model gives the kernel's numbers for the documented examples")
+    t.ok(self_test(), "the model gives the kernel's numbers for the documented examples")
     for seed, governor in ((11, "ondemand"), (12, "conservative")):
         rng = random.Random(seed)
         samples = 0
@@ -328,22 +323,20 @@ def main():
                 bad = (i, case, want, got)
                 break
         if bad is None:
-            report(True, "%s: %d random traces, %d samples, every target as the kernel model's"
+            t.ok(True, "%s: %d random traces, %d samples, every target as the kernel model's"
                    % (governor, per_governor, samples))
             continue
         i, case, want, got = bad
-        report(False, "%s: random trace %d (seed %d) differs from the kernel model" % (governor, i, seed))
+        t.ok(False, "%s: random trace %d (seed %d) differs from the kernel model" % (governor, i, seed))
         line = next(k for k in range(max(len(want), len(got)))
                     if k >= len(want) or k >= len(got) or want[k] != got[k])
         path = os.path.abspath("replay-model-%s.csv" % governor)
         with open(path, "w") as f:
             f.write(trace_text(case))
-        print("#   devfreq-replay %s %s" % (" ".join(replay_args(case)), path))
-        print("#   line %d: model %s, devfreq-replay %s" % (
+        t.diag("devfreq-replay %s %s" % (" ".join(replay_args(case)), path))
+        t.diag("line %d: model %s, devfreq-replay %s" % (
             line + 1, want[line] if line < len(want) else "-", got[line] if line < len(got) else "-"))
-    print("1..%d" % n)
-    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    tap.run(main)

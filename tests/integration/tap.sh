@@ -27,13 +27,24 @@ check() {
         if "$@"; then ok "$desc"; else not_ok "$desc"; fi
 }
 
+# tap_value LABEL VALUE: "#   LABEL VALUE", every further line of VALUE a comment too (a line of
+# output at the start of a line could read as a result, or as a bail-out).
+tap_value() {
+        local first=1 line
+        while IFS= read -r line; do
+                if ((first)); then printf '#   %s %s\n' "$1" "$line"; else printf '#   %*s %s\n' "${#1}" "" "$line"; fi
+                first=0
+        done <<<"$2"
+}
+
 # is DESCRIPTION ACTUAL EXPECTED
 is() {
         if [[ $2 == "$3" ]]; then
                 ok "$1"
         else
                 not_ok "$1"
-                printf '#   got:      %s\n#   expected: %s\n' "$2" "$3"
+                tap_value "got:     " "$2"
+                tap_value "expected:" "$3"
         fi
 }
 
@@ -43,7 +54,8 @@ like() {
                 ok "$1"
         else
                 not_ok "$1"
-                printf '#   text:    %s\n#   pattern: %s\n' "$2" "$3"
+                tap_value "text:   " "$2"
+                tap_value "pattern:" "$3"
         fi
 }
 
@@ -53,7 +65,8 @@ contains() {
                 ok "$1"
         else
                 not_ok "$1"
-                printf '#   text:    %s\n#   missing: %s\n' "$2" "$3"
+                tap_value "text:   " "$2"
+                tap_value "missing:" "$3"
         fi
 }
 

@@ -26,17 +26,9 @@ TRACES = os.path.join(TOP, "tests", "traces")
 # Seeds checked beside the two sets: a spread of small and large ones.
 EXTRA_SEEDS = list(range(0, 8)) + [99991, 2**31 - 1, 2**40 + 7]
 
-n_tests = 0
-failed = 0
-
-
-def report(good, desc, detail=()):
-    global n_tests, failed
-    n_tests += 1
-    failed += 0 if good else 1
-    print("%s %d - %s" % ("ok" if good else "not ok", n_tests, desc))
-    for d in list(detail)[:20] if not good else ():
-        print("#   " + d)
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # noqa: E402
 
 
 def load_generator():
@@ -165,20 +157,20 @@ def check_sets(path):
     return ranges, problems
 
 
-def main():
+def main(t):
     gen = load_generator()
     doc = documented_ranges()
     ranges, problems = check_sets(os.path.join(TRACES, "sets"))
 
     # --- the sets
-    report(not problems, "tests/traces/sets: tuning and held-out, disjoint, held-out of 40 traces or more",
+    t.ok(not problems, "tests/traces/sets: tuning and held-out, disjoint, held-out of 40 traces or more",
            problems)
     with tempfile.TemporaryDirectory() as tmp:
         bad = os.path.join(tmp, "sets")
         with open(bad, "w") as f:
             f.write("tuning 1000 1011\nheld-out 1011 1020\n")
-        report(any("overlaps" in p for p in check_sets(bad)[1]), "... and the check sees an overlap of one seed")
-    report(sorted(doc) == sorted(gen.FAMILIES) and len(doc) >= 8,
+        t.ok(any("overlaps" in p for p in check_sets(bad)[1]), "... and the check sees an overlap of one seed")
+    t.ok(sorted(doc) == sorted(gen.FAMILIES) and len(doc) >= 8,
            "the README documents the generator's %d families" % len(gen.FAMILIES),
            ["README %s, generator %s" % (sorted(doc), sorted(gen.FAMILIES))])
 
@@ -191,17 +183,17 @@ def main():
                                        env=dict(os.environ, PYTHONHASHSEED=str(h))).stdout for h in (1, 2)]
                 if runs[0] != runs[1] or not runs[0]:
                     different.append("%s %d" % (family, seed))
-        report(not different, "same family and seed, same bytes, in two processes", different)
+        t.ok(not different, "same family and seed, same bytes, in two processes", different)
         subprocess.run([TOOL, "--set", "tuning", "--dir", tmp], check=True)
         files = sorted(os.listdir(tmp))
         first, last = ranges["tuning"]
         want = sorted("%s-%d.csv" % (f, s) for f in gen.FAMILIES for s in range(first, last + 1))
         mismatch = [f for f in files if open(os.path.join(tmp, f)).read() !=
                     gen.trace(f.rsplit("-", 1)[0], int(f.rsplit("-", 1)[1][:-4]))]
-        report(files == want and not mismatch, "--set tuning writes each family once a seed, as --seed does",
+        t.ok(files == want and not mismatch, "--set tuning writes each family once a seed, as --seed does",
                mismatch or ["files %s" % files[:5]])
     other = gen.trace("game", 1001)
-    report(gen.trace("game", 1000) != other and gen.trace("video", 1000) != gen.trace("video", 5000),
+    t.ok(gen.trace("game", 1000) != other and gen.trace("video", 1000) != gen.trace("video", 5000),
            "other seeds, other traces")
 
     # --- every family within its documented ranges, over both sets and more seeds
@@ -234,10 +226,10 @@ def main():
             bad_lines += ["seed %d: %s" % (seed, x) for x in check_lines(gen, family, h, p, text)]
         unseen = ["%s=%s never drawn" % (k, v) for k, r in doc[family].items() if r[0] == "choice"
                   for v in r[1] if v not in seen.get(k, ())]
-        report(not bad_params and not unseen,
+        t.ok(not bad_params and not unseen,
                "%s: %d seeds, every parameter documented and within its range, every choice drawn" %
                (family, len(seeds)), bad_params + unseen)
-        report(not bad_lines, "%s: lines as many as the length says, within the top point's capacity, "
+        t.ok(not bad_lines, "%s: lines as many as the length says, within the top point's capacity, "
                "due when the parameters say" % family, bad_lines)
 
     # --- errors: one line, non-zero
@@ -247,12 +239,10 @@ def main():
                        (["--set", "nosuch", "--dir", "/nonexistent"], "an unknown set"),
                        (["--family", "game", "--seed", "1", "--out", "/nonexistent/x"], "an unwritable output")):
         r = subprocess.run([TOOL] + args, capture_output=True, text=True)
-        report(r.returncode != 0 and r.stdout == "" and len(r.stderr.splitlines()) == 1 and
+        t.ok(r.returncode != 0 and r.stdout == "" and len(r.stderr.splitlines()) == 1 and
                r.stderr.startswith("trace-gen: "),
                "%s is refused with a message" % what, [r.stderr.strip()])
-    print("1..%d" % n_tests)
-    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    tap.run(main)
