@@ -97,6 +97,59 @@ check "a request over the system bus raises the GPU's floor to 600 MHz" wait_unt
 release a
 check "... and its end gives the floor back" wait_until 10 attr_is "$gpu/min_freq" "$(sed -n "s|^$gpu/min_freq ||p" <<<"$before")"
 
+# --- polkit: an unprivileged client, let in by a rule, on the real kernel's nodes -------------------
+# polkitd as the distribution ships it, with make install's actions over /usr; a user and a group
+# of the guest's own (in /etc's writable layer), and a rule that lets the group request, there
+# before polkitd starts (a rule added later is read at some time after, a restart leaves devfreqd
+# without polkit for a moment: either would race the cases).
+echo "devfreq-member:x:4242:4242::/nonexistent:/usr/sbin/nologin" >>/etc/passwd
+echo "devfreq-member:x:4242:" >>/etc/group
+echo "devfreq-request:x:4243:devfreq-member" >>/etc/group
+cat >/etc/polkit-1/rules.d/50-devfreqd-kernel-tier.rules <<'EOR'
+polkit.addRule(function(action, subject) {
+        if (action.id == "org.devfreqd.devfreq1.request" && subject.isInGroup("devfreq-request"))
+                return polkit.Result.YES;
+});
+EOR
+as_user() { local uid=$1; shift; setpriv --reuid="$uid" --regid="$uid" --init-groups "$@"; }
+if systemctl start polkit.service; then
+        ok "polkit: polkitd starts (systemctl start polkit)"
+else
+        not_ok "polkit: polkitd starts (systemctl start polkit)"
+        { systemctl status --no-pager polkit.service; journalctl -b -u polkit.service -o cat --no-pager | tail -n 20
+          echo "polkitd by hand:"; timeout 5 /usr/lib/polkit-1/polkitd 2>&1 | tail -n 20; } 2>&1 | diag
+fi
+polkit_seen() { journal | grep -q "polkit is on the bus"; }
+check "polkit: devfreqd sees polkitd on the bus" wait_until 10 polkit_seen
+gpu_object=$(busctl call org.devfreqd.Devfreq1 /org/devfreqd/Devfreq1 org.devfreqd.Devfreq1.Manager GetDevice s dftest-gpu |
+        sed -n 's/^o "\(.*\)"$/\1/p')
+# gdbus, for it prints the error's message (busctl as a user gives only its name's text).
+other_request=$(as_user 65534 gdbus call --system --dest org.devfreqd.Devfreq1 --object-path "$gpu_object" \
+        --method org.devfreqd.Devfreq1.Device.AddRequest min-frequency 600000000 '{}' 2>&1 | head -n 1)
+# polkit's own no, not devfreqd's groups nor "polkit could not decide".
+denied="GDBus.Error:org.freedesktop.DBus.Error.AccessDenied: polkit denied org.devfreqd.devfreq1.request"
+if [[ $other_request == *"$denied" || $other_request == *"$denied: interactive authentication is required" ]]; then
+        ok "polkit: polkitd refuses a request of nobody, whom the rule does not name"
+else
+        not_ok "polkit: polkitd refuses a request of nobody, whom the rule does not name"
+        { echo "AddRequest as nobody: $other_request"; journal | tail -n 8
+          journalctl -b -u polkit.service -o cat --no-pager | tail -n 8; } | diag
+fi
+rm -f "$tmp/release.member"
+as_user 4242 "$devfreqctl" hold dftest-gpu min 600MHz -- bash -c "until [ -e $tmp/release.member ]; do sleep 0.1; done" \
+        >"$tmp/hold.member.log" 2>&1 &
+member_hold=$!
+pids+=("$member_hold")
+if wait_until 10 attr_is "$gpu/min_freq" 600000000; then
+        ok "polkit: the rule lets a member of its group raise the GPU's floor to 600 MHz"
+else
+        not_ok "polkit: the rule lets a member of its group raise the GPU's floor to 600 MHz"
+        { echo "min_freq $(cat "$gpu/min_freq"); devfreqctl hold as devfreq-member:"; cat "$tmp/hold.member.log"; } | diag
+fi
+touch "$tmp/release.member"
+wait "$member_hold"
+check "... and its end gives the floor back" wait_until 10 attr_is "$gpu/min_freq" "$(sed -n "s|^$gpu/min_freq ||p" <<<"$before")"
+
 # --- udevd, as the sandboxed unit meets it ---------------------------------------------------------
 dbg=/sys/kernel/debug/devfreq_test
 echo "remove gpu" >"$dbg/control"

@@ -2,8 +2,8 @@
 # The kernel tier's second part: after tests/kernel/guest.sh, tests/kernel/init runs this in the
 # chroot of the host's root, then makes systemd PID 1 of the guest (switch_root). This lays the
 # installed build (make install DESTDIR=, by tests/kernel/run) over /usr and /etc, and writes the
-# units systemd boots: the journal, the system bus, udevd, the installed devfreqd.service (with
-# make install's bus policy) and the cases
+# units systemd boots: the journal, the system bus, udevd, polkitd (started by a case), the
+# installed devfreqd.service (with make install's bus policy and polkit actions) and the cases
 # of tests/kernel/guest-systemd.sh, which power the guest off when they end. Nothing more of the
 # host's boot: the unit directory is the test's own (SYSTEMD_UNIT_PATH).
 #
@@ -19,10 +19,13 @@ mount -t overlay overlay -o "ro,lowerdir=$dest/usr:/usr" /usr
 mount -t overlay overlay -o "lowerdir=$dest/etc:/etc,upperdir=$layers/etc/upper,workdir=$layers/etc/work" /etc
 mkdir -p /var/tmp /var/lib /var/log
 chmod 1777 /var/tmp
+# The guest's /var is empty: /var/run is the distribution's link to /run, where GLib's clients
+# (polkitd among them) look for the system bus.
+ln -sfn /run /var/run
 
 cp "$top_srcdir"/tests/system/units/{basic,sysinit,sockets,shutdown}.target "$units/"
 for u in systemd-journald.socket systemd-journald.service dbus.socket dbus.service systemd-udevd.service \
-        systemd-udevd-control.socket systemd-udevd-kernel.socket; do
+        systemd-udevd-control.socket systemd-udevd-kernel.socket polkit.service; do
         ln -s "/lib/systemd/system/$u" "$units/$u"
 done
 ln -s "$dest/lib/systemd/system/devfreqd.service" "$units/devfreqd.service"
