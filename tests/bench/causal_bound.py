@@ -1,19 +1,21 @@
 """The least energy any causal governor can spend on a generated trace at a given number of misses.
 
 A governor sees only its samples. This module gives one more than any real governor has: the
-generator's whole state before each window and every rare event in it (the scene's level, a
-loading screen, a heavy game frame, a video's scale and its I-frames, a CPU burst on the memory
-bus, a gesture's start, length and first frame, the camera's mode and captures, an inference's
-level, the desktop's blinks and popups). What it is not told is each window's own small draws,
-made independently of everything before them: a frame's jitter, the bus's other traffic, an
-idle frame's cost. What remains is the window's law: the distribution of its work given all that,
-read off the generator's code.
+generator's whole state before each window and every event that lasts (the scene's level, a
+loading screen, a video's scale and its I-frames, a CPU burst on the memory bus once it has
+started, a gesture's start, length and first frame, the camera's mode and captures, an
+inference's level, the desktop's blinks and a popup once it shows). What it is not told is what
+each window draws independently of everything before it: a frame's jitter, the bus's other
+traffic, an idle frame's cost, and whether an event of a chance of its own each window comes in
+it (a heavy game frame, a CPU burst's start, a popup's start): no governor can know that before
+the window. What remains is the window's law: the distribution of its work given all that, read
+off the generator's code.
 
-Rare events are told because their realised number can fall far from the expected one: a trace
-with fewer popups than its rate promises is easier than its laws say, and a governor could beat a
-bound built on them by luck. The small draws are many and independent, so realised misses stay
-near the expected ones: `allowance()` widens a misses budget by two standard deviations of a sum
-of independent misses, plus one, before a trace is called out of reach.
+Such an event weighs, in each window it could come in, the share of those windows it came in on
+the trace (`Chances`), not its rate: a trace with fewer heavy frames than its rate promises is
+then no harder in the bound than it is. The draws left are many and independent, so realised
+misses stay near the expected ones: `allowance()` widens a misses budget by two standard
+deviations of a sum of independent misses, plus one, before a trace is called out of reach.
 
 Over those laws, the informed governor picks each window's point; it misses when the work exceeds
 the window's capacity at that point. Relaxed further in its favour, work it misses costs the
@@ -70,17 +72,42 @@ def capped(law):
     return tuple((min(v, tg.MAX_SHARE), p) for v, p in law)
 
 
+class Chances:
+    """The windows in which an event drawn by a chance of its own each window may come (a heavy
+    frame, a CPU burst's or a popup's start). Their laws are mixes of the window without the event
+    and with it, weighed once the trace is drawn by the share of those windows in which it came:
+    the bound expects as many events as the trace holds, so a trace with fewer than its rate
+    promises is not harder in the bound than it is."""
+
+    def __init__(self):
+        self.could, self.came, self.pending = 0, 0, {}
+
+    def window(self, laws, without, with_event, came):
+        """Appends the window's law to `laws` (weighed later, by laws_of())."""
+        self.could += 1
+        self.came += came
+        self.pending[len(laws)] = (without, with_event)
+        laws.append(None)
+
+    def laws_of(self, laws):
+        chance = self.came / self.could if self.could else 0.0
+        for i, (without, with_event) in self.pending.items():
+            laws[i] = capped([(v, q * (1.0 - chance)) for v, q in without] +
+                             [(v, q * chance) for v, q in with_event])
+        return laws
+
+
 MODELLED = ("game", "membus", "video", "inference", "scrolling", "camera", "desktop")
 
 
 def game(rng, p, k, side):
-    """tools/trace-gen's game_shares(): scenes, loading screens and heavy frames are known, each
-    frame's jitter is not."""
+    """tools/trace-gen's game_shares(): scenes and loading screens are known; whether a frame is a
+    heavy one (a chance of its own each frame) and its jitter are not."""
     fps, n = p["fps"], p["seconds"] * p["fps"]
     level = rng.uniform(p["level_lo"], p["level_hi"])
     next_scene = tg.every(rng, p["scene"] * fps)
     next_loading = tg.every(rng, p["loading_every"] * fps)
-    loading_left, shares, laws = 0, [], []
+    loading_left, shares, laws, heavy = 0, [], [], Chances()
     for i in range(n):
         if i == next_loading:
             loading_left = tg.every(rng, p["loading_len"] * fps)
@@ -91,17 +118,17 @@ def game(rng, p, k, side):
         if loading_left > 0:
             loading_left -= 1
             cost = p["loading_level"] * rng.jitter(0.5)
-            law = [(p["loading_level"] * u, q) for u, q in uniform(0.5, 1.5, k, side)]
+            laws.append(capped((p["loading_level"] * u, q) for u, q in uniform(0.5, 1.5, k, side)))
         else:
             cost = level * rng.jitter(p["jitter"])
-            heavy = rng.chance(p["spike_rate"])
-            if heavy:
+            came = rng.chance(p["spike_rate"])
+            if came:
                 cost *= p["spike"]
-            law = [(level * (p["spike"] if heavy else 1.0) * u, q)
-                   for u, q in uniform(1 - p["jitter"], 1 + p["jitter"], k, side)]
+            jitter = uniform(1 - p["jitter"], 1 + p["jitter"], k, side)
+            heavy.window(laws, [(level * u, q) for u, q in jitter], [(level * p["spike"] * u, q) for u, q in jitter],
+                         came)
         shares.append(min(cost, tg.MAX_SHARE))
-        laws.append(capped(law))
-    return shares, laws
+    return shares, heavy.laws_of(laws)
 
 
 def video(rng, p, k, side):
@@ -124,23 +151,31 @@ def video(rng, p, k, side):
 
 def membus(rng, p, k, side):
     """tools/trace-gen's membus(): the GPU's laws (its family's above) plus the bus's other
-    traffic, whose jitter is not known, and CPU bursts, which are."""
+    traffic, whose jitter is not known, and CPU bursts: one going on is known, whether one starts
+    in a window (a chance of its own each window) is not."""
     src = tg.draw_params(rng, p["source"])
     gpu_shares, gpu_laws = (game if p["source"] == "game" else video)(rng, src, k, side)
     per_second = 1000000 / tg.fps_interval(src["fps"])
     rate = p["burst_rate"] / per_second
     other = uniform(0.7, 1.3, k, side)
-    burst_left, shares, laws = 0, [], []
+    burst_left, shares, laws, bursts = 0, [], [], Chances()
     for s, gl in zip(gpu_shares, gpu_laws):
-        if burst_left == 0 and rng.chance(rate):
+        may_start = burst_left == 0
+        came = may_start and rng.chance(rate)
+        if came:
             burst_left = rng.integer(1, p["burst_len"])
         extra = p["burst_level"] if burst_left > 0 else 0.0
         burst_left = max(0, burst_left - 1)
         share = p["ratio"] * s + p["floor"] * rng.jitter(0.3) + extra
-        law = [(p["ratio"] * g + p["floor"] * o + extra, qg * qo) for g, qg in gl for o, qo in other]
+
+        def bus(extra):
+            return [(p["ratio"] * g + p["floor"] * o + extra, qg * qo) for g, qg in gl for o, qo in other]
+        if may_start:
+            bursts.window(laws, bus(0.0), bus(p["burst_level"]), came)
+        else:
+            laws.append(capped(bus(extra)))
         shares.append(min(share, tg.MAX_SHARE))
-        laws.append(capped(law))
-    return shares, laws
+    return shares, bursts.laws_of(laws)
 
 
 def inference(rng, p, k, side):
@@ -204,21 +239,23 @@ def camera(rng, p, k, side):
 
 
 def desktop(rng, p, k, side):
-    """tools/trace-gen's desktop(): blinks and popups are known; each frame's jitter and an idle
-    frame's cost are not."""
+    """tools/trace-gen's desktop(): blinks are known, and so is a popup once it shows; whether one
+    starts in a frame (a chance of its own each frame), each frame's jitter and an idle frame's
+    cost are not."""
     fps, n = 60, p["seconds"] * 60
     blink = max(1, int(p["blink"] * fps))
     rate = p["popup_rate"] / fps
     popup = [(p["popup"] * u, q) for u, q in uniform(0.8, 1.2, k, side)]
-    popup_left, shares, laws = 0, [], []
+    popup_left, shares, laws, popups = 0, [], [], Chances()
     for i in range(n):
-        if popup_left == 0 and rng.chance(rate):
+        may_start = popup_left == 0
+        came = may_start and rng.chance(rate)
+        if came:
             popup_left = p["popup_len"]
         if i % blink == 0 or i % fps == fps - 1:
             other = [(p["blink_cost"] * u, q) for u, q in uniform(0.8, 1.2, k, side)]
         else:
             other = [(p["idle"] * u, q) for u, q in uniform(0.0, 1.0, k, side)]
-        shown = popup_left > 0
         if popup_left > 0:
             popup_left -= 1
             cost = p["popup"] * rng.jitter(0.2)
@@ -227,8 +264,11 @@ def desktop(rng, p, k, side):
         else:
             cost = p["idle"] * rng.unit()
         shares.append(min(cost, tg.MAX_SHARE))
-        laws.append(capped(popup if shown else other))
-    return shares, laws
+        if may_start:
+            popups.window(laws, other, popup, came)
+        else:
+            laws.append(capped(popup))
+    return shares, popups.laws_of(laws)
 
 
 REPLICAS = {"game": game, "membus": membus, "video": video, "inference": inference, "scrolling": scrolling,

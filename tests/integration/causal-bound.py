@@ -6,10 +6,13 @@ For every family, on seeds of the tuning set and beyond: a bound exactly when al
 work is due by the end of its own window (read from the trace's lines). Where there is one: the
 model's replica of the generator gives tools/trace-gen's shares exactly (a replica that drifts is
 refused, and a drifted one is seen); each window's work lies between its law's low side and its
-high side; with the table's voltages and without, the bound with no misses allowed is within 3 %
-of the range from the exact offline optimum (which knows the future) to `performance` (the top
-point throughout, which never misses), both from devfreq-replay, code the bound shares nothing
-with; the low side's bound is below the high side's; and a larger misses budget never raises it.
+high side, and each law's chances sum to 1; with the table's voltages and without, the bound with
+no misses allowed is within 3 % of the range from the exact offline optimum (which knows the
+future) to `performance` (the top point throughout, which never misses), both from devfreq-replay,
+code the bound shares nothing with; the low side's bound is below the high side's; and a larger
+misses budget never raises it. An event that comes by a chance of its own each window (a heavy
+frame, a burst's or a popup's start) weighs, in every window it could come in, the share of those
+windows it came in.
 TAP on stdout.
 
 Usage: causal-bound.py [DEVFREQ-REPLAY] (default $top_builddir/tools/devfreq-replay)
@@ -56,6 +59,10 @@ def check_trace(t, replay, tmp, family, seed, modelled):
     t.ok(len(laws) == len(cycles) and not outside,
            "%s %d: %d windows, each within its law (from the low side's least to the high side's most)" % (
                family, seed, len(cycles)), outside)
+    unsure = ["window %d: %.6f" % (k, sum(q for _, q in law)) for k, law in enumerate(laws)
+              if abs(sum(q for _, q in law) - 1.0) > 1e-9]
+    t.ok(not unsure, "%s %d: every window's law is a distribution (its chances sum to 1)" % (family, seed),
+         unsure[:5])
     path = os.path.join(tmp, "%s-%d.csv" % (family, seed))
     with open(path, "w") as f:
         f.write(text)
@@ -82,7 +89,25 @@ def check_trace(t, replay, tmp, family, seed, modelled):
             family, seed, mode, b0, b10, b_all))
 
 
+def check_chances(t):
+    """An event of a chance of its own each window weighs, in every window it could come in, the share
+    of those windows in which it came."""
+    chances, laws = cb.Chances(), ["known"]
+    for came in (True, False, False, False):
+        chances.window(laws, [(0.1, 0.5), (0.2, 0.5)], [(0.9, 1.0)], came)
+    laws.append("known too")
+    laws = chances.laws_of(laws)
+    want = ((0.1, 0.375), (0.2, 0.375), (0.9, 0.25))
+    t.ok(laws[0] == "known" and laws[-1] == "known too" and all(
+        len(law) == 3 and all(v == w and abs(q - wq) < 1e-12 for (v, q), (w, wq) in zip(law, want))
+        for law in laws[1:5]), "an event that came in 1 of 4 windows weighs 0.25 in each of them", [repr(laws)])
+    none = cb.Chances()
+    empty = none.laws_of(["known"])
+    t.ok(empty == ["known"], "a trace with no window an event could come in keeps its laws", [repr(empty)])
+
+
 def main(t):
+    check_chances(t)
     replay = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.environ["top_builddir"], "tools",
                                                                  "devfreq-replay")
     seen = {f: 0 for f in cb.MODELLED}
