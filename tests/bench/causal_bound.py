@@ -77,23 +77,29 @@ class Chances:
     frame, a CPU burst's or a popup's start). Their laws are mixes of the window without the event
     and with it, weighed once the trace is drawn by the share of those windows in which it came:
     the bound expects as many events as the trace holds, so a trace with fewer than its rate
-    promises is not harder in the bound than it is."""
+    promises is not harder in the bound than it is. Windows of the same laws share one mix (a
+    trace has thousands of windows, and a few laws)."""
 
     def __init__(self):
-        self.could, self.came, self.pending = 0, 0, {}
+        self.could, self.came, self.pending, self.kinds = 0, 0, [], {}
 
     def window(self, laws, without, with_event, came):
         """Appends the window's law to `laws` (weighed later, by laws_of())."""
         self.could += 1
         self.came += came
-        self.pending[len(laws)] = (without, with_event)
+        kind = (tuple(without), tuple(with_event))
+        self.pending.append((len(laws), self.kinds.setdefault(kind, kind)))
         laws.append(None)
 
     def laws_of(self, laws):
         chance = self.came / self.could if self.could else 0.0
-        for i, (without, with_event) in self.pending.items():
-            laws[i] = capped([(v, q * (1.0 - chance)) for v, q in without] +
-                             [(v, q * chance) for v, q in with_event])
+        mixed = {}
+        for i, kind in self.pending:
+            if kind not in mixed:
+                without, with_event = kind
+                mixed[kind] = capped([(v, q * (1.0 - chance)) for v, q in without] +
+                                     [(v, q * chance) for v, q in with_event])
+            laws[i] = mixed[kind]
         return laws
 
 
@@ -158,7 +164,7 @@ def membus(rng, p, k, side):
     per_second = 1000000 / tg.fps_interval(src["fps"])
     rate = p["burst_rate"] / per_second
     other = uniform(0.7, 1.3, k, side)
-    burst_left, shares, laws, bursts = 0, [], [], Chances()
+    burst_left, shares, laws, bursts, seen = 0, [], [], Chances(), {}
     for s, gl in zip(gpu_shares, gpu_laws):
         may_start = burst_left == 0
         came = may_start and rng.chance(rate)
@@ -173,7 +179,8 @@ def membus(rng, p, k, side):
         if may_start:
             bursts.window(laws, bus(0.0), bus(p["burst_level"]), came)
         else:
-            laws.append(capped(bus(extra)))
+            law = capped(bus(extra))
+            laws.append(seen.setdefault(law, law))
         shares.append(min(share, tg.MAX_SHARE))
     return shares, bursts.laws_of(laws)
 
