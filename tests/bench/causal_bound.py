@@ -77,18 +77,24 @@ class Chances:
     frame, a CPU burst's or a popup's start). Their laws are mixes of the window without the event
     and with it, weighed once the trace is drawn by the share of those windows in which it came:
     the bound expects as many events as the trace holds, so a trace with fewer than its rate
-    promises is not harder in the bound than it is. Windows of the same laws share one mix (a
-    trace has thousands of windows, and a few laws)."""
+    promises is not harder in the bound than it is. The replica appends every window's law through
+    it, so windows of the same laws share one (a trace has thousands of windows, and a few laws)."""
 
     def __init__(self):
         self.could, self.came, self.pending, self.kinds = 0, 0, [], {}
 
+    def _shared(self, kind):
+        return self.kinds.setdefault(kind, kind)
+
+    def known(self, laws, law):
+        """Appends the law of a window in which the event cannot come."""
+        laws.append(self._shared(capped(law)))
+
     def window(self, laws, without, with_event, came):
-        """Appends the window's law to `laws` (weighed later, by laws_of())."""
+        """Appends the law of a window in which the event may come (weighed later, by laws_of())."""
         self.could += 1
         self.came += came
-        kind = (tuple(without), tuple(with_event))
-        self.pending.append((len(laws), self.kinds.setdefault(kind, kind)))
+        self.pending.append((len(laws), self._shared((tuple(without), tuple(with_event)))))
         laws.append(None)
 
     def laws_of(self, laws):
@@ -124,7 +130,7 @@ def game(rng, p, k, side):
         if loading_left > 0:
             loading_left -= 1
             cost = p["loading_level"] * rng.jitter(0.5)
-            laws.append(capped((p["loading_level"] * u, q) for u, q in uniform(0.5, 1.5, k, side)))
+            heavy.known(laws, ((p["loading_level"] * u, q) for u, q in uniform(0.5, 1.5, k, side)))
         else:
             cost = level * rng.jitter(p["jitter"])
             came = rng.chance(p["spike_rate"])
@@ -164,7 +170,10 @@ def membus(rng, p, k, side):
     per_second = 1000000 / tg.fps_interval(src["fps"])
     rate = p["burst_rate"] / per_second
     other = uniform(0.7, 1.3, k, side)
-    burst_left, shares, laws, bursts, seen = 0, [], [], Chances(), {}
+
+    def bus(gpu_law, burst):
+        return [(p["ratio"] * g + p["floor"] * o + burst, qg * qo) for g, qg in gpu_law for o, qo in other]
+    burst_left, shares, laws, bursts = 0, [], [], Chances()
     for s, gl in zip(gpu_shares, gpu_laws):
         may_start = burst_left == 0
         came = may_start and rng.chance(rate)
@@ -173,14 +182,10 @@ def membus(rng, p, k, side):
         extra = p["burst_level"] if burst_left > 0 else 0.0
         burst_left = max(0, burst_left - 1)
         share = p["ratio"] * s + p["floor"] * rng.jitter(0.3) + extra
-
-        def bus(extra):
-            return [(p["ratio"] * g + p["floor"] * o + extra, qg * qo) for g, qg in gl for o, qo in other]
         if may_start:
-            bursts.window(laws, bus(0.0), bus(p["burst_level"]), came)
+            bursts.window(laws, bus(gl, 0.0), bus(gl, p["burst_level"]), came)
         else:
-            law = capped(bus(extra))
-            laws.append(seen.setdefault(law, law))
+            bursts.known(laws, bus(gl, extra))
         shares.append(min(share, tg.MAX_SHARE))
     return shares, bursts.laws_of(laws)
 
@@ -274,7 +279,7 @@ def desktop(rng, p, k, side):
         if may_start:
             popups.window(laws, other, popup, came)
         else:
-            laws.append(capped(popup))
+            popups.known(laws, popup)
     return shares, popups.laws_of(laws)
 
 
