@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* energy_aware: devfreqd's own governor. It estimates the demand from the history of samples and
- * picks the point that runs it for the least energy per cycle (V^2); saturated samples go up, and
- * spikes that come back at a fixed period are met ahead of time. devfreqd.conf(5), GOVERNORS. */
+/* energy_aware: devfreqd's own governor. It estimates the demand from the history of samples (at
+ * once when a sample outgrew its point) and picks the point that runs it for the least energy per
+ * cycle (V^2); saturated samples go up, and spikes that come back at a fixed period are met ahead
+ * of time. devfreqd.conf(5), GOVERNORS. */
 
 #include <errno.h>
 
@@ -110,6 +111,16 @@ static uint64_t least_energy_point(const struct df_governor_input *in, uint64_t 
         return top ? top : DF_FREQ_MAX;
 }
 
+/* The highest usable point in the range; 0 if none. */
+static uint64_t highest_point(const struct df_governor_input *in) {
+        uint64_t top = 0;
+
+        for (size_t i = 0; i < in->n_points; i++)
+                if (in->points[i] >= in->min && in->points[i] <= in->max)
+                        top = in->points[i];
+        return top;
+}
+
 /* One voltage level above `current`: the highest point in range of the first voltage above its
  * (without voltages, the next point up); the highest point in range when there is none. */
 static uint64_t level_up(const struct df_governor_input *in, uint64_t current, bool volts) {
@@ -196,6 +207,12 @@ static uint64_t energy_aware_get_target(struct df_governor *g, const struct df_g
                 (unsigned __int128) demand * 100 > (unsigned __int128) S(g).last_need * SPIKE_PERCENT;
         expected = expected_spike(g, spike, saturated, demand, in->current);
         S(g).estimate = approach(S(g).estimate, demand, g->tunables[TUNABLE_RISE], g->tunables[TUNABLE_DECAY]);
+        /* Busier than target_load below the top: the point chosen for the sample is too slow for
+         * it, and the estimate takes its demand at once instead of closing part of the gap. At the
+         * top there is nothing faster, and the estimate keeps its pace. */
+        if ((unsigned __int128) in->busy * 100 > (unsigned __int128) in->total * target &&
+            in->current < highest_point(in))
+                S(g).estimate = MAX(S(g).estimate, demand);
 
         if (S(g).saturated >= g->tunables[TUNABLE_SATURATED_SAMPLES])
                 return DF_FREQ_MAX;

@@ -65,6 +65,24 @@ static const struct rule_case cases[] = {
           NONE,
           { 90, 25, 25, 1 },
           { { 10, 400 * MHZ, 100 * MHZ }, { 80, 400 * MHZ, 200 * MHZ } } },
+        /* 95 % of 200 MHz, 190 MHz: rise 70 would take the estimate from 40 to 145 MHz (200 MHz
+         * point); busier than target_load below the top, it takes 190 MHz (211.1: 400 MHz). */
+        { "a sample busier than target_load below the top is taken at once",
+          pts,
+          NONE,
+          {},
+          { { 10, 400 * MHZ, 100 * MHZ }, { 95, 200 * MHZ, 400 * MHZ } } },
+        /* The range's top is 400 MHz: 95 % of it, 380 MHz, raises the estimate by 70 % only, from
+         * 40 to 278 MHz; idle, it falls to 83.4 MHz (92.7: 100 MHz). Taken at once it would
+         * fall from 380 to 114 MHz, a 200 MHz point. */
+        { "at the top of the range the estimate keeps its pace",
+          pts,
+          NULL,
+          4,
+          0,
+          400 * MHZ,
+          {},
+          { { 10, 400 * MHZ, 100 * MHZ }, { 95, 400 * MHZ, 400 * MHZ }, { 0, 400 * MHZ, 100 * MHZ } } },
         /* decay 70: 320 MHz (400), then 320 - 224 = 96 MHz (200: 106.7), then 96 - 67 = 29 MHz. */
         { "decay 70 falls 70 % of the gap, rounded down",
           pts,
