@@ -61,6 +61,11 @@ static uint64_t sample_demand(const struct df_governor_input *in) {
         return mul_div(in->busy, in->current, in->total);
 }
 
+/* Whether point f lies in the range the governor may choose from. */
+static bool in_range(const struct df_governor_input *in, uint64_t f) {
+        return f >= in->min && f <= in->max;
+}
+
 /* Whether every point of the table has a voltage: else V is taken proportional to f. */
 static bool voltages_known(const struct df_governor_input *in) {
         if (!in->table_microvolt || in->n_table == 0)
@@ -93,7 +98,7 @@ static uint64_t least_energy_point(const struct df_governor_input *in, uint64_t 
                 uint64_t f = in->points[i];
                 uint32_t uv;
 
-                if (f < in->min || f > in->max)
+                if (!in_range(in, f))
                         continue;
                 top = f;
                 if (f < need)
@@ -116,7 +121,7 @@ static uint64_t highest_point(const struct df_governor_input *in) {
         uint64_t top = 0;
 
         for (size_t i = 0; i < in->n_points; i++)
-                if (in->points[i] >= in->min && in->points[i] <= in->max)
+                if (in_range(in, in->points[i]))
                         top = in->points[i];
         return top;
 }
@@ -132,7 +137,7 @@ static uint64_t level_up(const struct df_governor_input *in, uint64_t current, b
                 uint64_t f = in->points[i];
                 uint32_t uv = volts ? voltage_of(in, f, &j) : 0;
 
-                if (f < in->min || f > in->max)
+                if (!in_range(in, f))
                         continue;
                 top = f;
                 if (f <= current) {
