@@ -285,18 +285,13 @@ static int cmp_discovered(const void *a, const void *b) {
 
 static int list_dir(const struct df_root *root, const char *dir, bool policies, char ***v, size_t *n) {
         _cleanup_(closedirp) DIR *d = NULL;
-        int fd;
+        int k;
 
-        fd = df_root_open_path(root, dir, O_RDONLY | O_DIRECTORY);
-        if (fd == -ENOENT)
+        k = df_root_opendir(root, dir, &d);
+        if (k == -ENOENT)
                 return 0;
-        if (fd < 0)
-                return fd;
-        d = fdopendir(fd);
-        if (!d) {
-                safe_close(fd);
-                return -errno;
-        }
+        if (k < 0)
+                return k;
         for (struct dirent *de; (de = readdir(d));) {
                 uint64_t num;
                 char *p;

@@ -302,6 +302,24 @@ int df_root_open_path(const struct df_root *r, const char *path, int flags) {
         return TAKE_FD(fd);
 }
 
+int df_root_opendir(const struct df_root *r, const char *path, DIR **ret) {
+        int fd;
+
+        assert(ret);
+
+        fd = df_root_open_path(r, path, O_RDONLY | O_DIRECTORY);
+        if (fd < 0)
+                return fd;
+        *ret = fdopendir(fd);
+        if (!*ret) {
+                int k = -errno;
+
+                safe_close(fd);
+                return k;
+        }
+        return 0;
+}
+
 int df_root_resolve(const struct df_root *r, const char *path, char **ret) {
         _cleanup_close_ int fd = -EBADF;
 

@@ -3,6 +3,7 @@
  * pread at 0, writes that replace the whole value. */
 #pragma once
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,6 +27,10 @@ void df_root_close(struct df_root *r);
  * outside /sys and /proc of the root, -EINVAL for a path df_path_check() refuses.
  */
 int df_root_open_path(const struct df_root *r, const char *path, int flags);
+
+/* df_root_open_path() of a directory, as a DIR stream for readdir(): 0 and *ret, or a negative
+ * errno (-ENOENT when the directory does not exist). */
+int df_root_opendir(const struct df_root *r, const char *path, DIR **ret);
 
 /* The canonical path of `path` inside the root (symlinks resolved, e.g. a class link into
  * /sys/devices), as an absolute path starting with "/sys/" or "/proc/". Caller frees. */

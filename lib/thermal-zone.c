@@ -38,16 +38,11 @@ static int find(const struct df_root *root, const char *spec, char **ret) {
         _cleanup_(closedirp) DIR *d = NULL;
         uint64_t best_n = UINT64_MAX, num;
         char *best = NULL;
-        int fd;
+        int k;
 
-        fd = df_root_open_path(root, CLASS, O_RDONLY | O_DIRECTORY);
-        if (fd < 0)
-                return fd;
-        d = fdopendir(fd);
-        if (!d) {
-                safe_close(fd);
-                return -errno;
-        }
+        k = df_root_opendir(root, CLASS, &d);
+        if (k < 0)
+                return k;
         for (struct dirent *de; (de = readdir(d));) {
                 if (!zone_number(de->d_name, &num) || num >= best_n || !matches(root, de->d_name, spec))
                         continue;

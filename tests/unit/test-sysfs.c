@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sysfs I/O: root confinement, path and name checks, whole-value reads and writes, frequency lists. */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -168,6 +169,32 @@ START_TEST(test_root_resolve) {
         ck_assert_int_eq(df_root_resolve(&slash, "/proc/stat", &host), 0);
         ck_assert_str_eq(host, "/proc/stat");
         df_root_close(&slash);
+        df_test_root_free(root);
+}
+END_TEST
+
+START_TEST(test_root_opendir) {
+        char *root = confinement_root();
+        _cleanup_(closedirp) DIR *d = NULL;
+        DIR *none = NULL;
+        struct df_root r;
+        bool gpu = false;
+
+        ck_assert_int_eq(df_root_open(root, &r), 0);
+        ck_assert_int_eq(df_root_opendir(&r, "/sys/class/devfreq", &d), 0);
+        for (struct dirent *de; (de = readdir(d));)
+                gpu = gpu || streq(de->d_name, "gpu");
+        ck_assert_msg(gpu, "readdir() of /sys/class/devfreq did not list gpu");
+        ck_assert_int_eq(fcntl(dirfd(d), F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+
+        /* Every refusal of df_root_open_path() comes through, and leaves no stream behind. */
+        ck_assert_int_eq(df_root_opendir(&r, "/sys/missing", &none), -ENOENT);
+        ck_assert_int_eq(df_root_opendir(&r, "/sys/class/devfreq/gpu/governor", &none), -ENOTDIR);
+        ck_assert_int_eq(df_root_opendir(&r, "/sys/etc-link", &none), -EXDEV);
+        ck_assert_int_eq(df_root_opendir(&r, "/etc", &none), -EINVAL);
+        ck_assert_ptr_null(none);
+
+        df_root_close(&r);
         df_test_root_free(root);
 }
 END_TEST
@@ -407,6 +434,7 @@ static Suite *suite(void) {
         tc = tcase_create("confinement");
         tcase_add_test(tc, test_root_open_path);
         tcase_add_test(tc, test_root_resolve);
+        tcase_add_test(tc, test_root_opendir);
         tcase_add_test(tc, test_attr_open_beneath);
         suite_add_tcase(s, tc);
 
