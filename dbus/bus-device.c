@@ -213,6 +213,7 @@ PROPERTY_GETTER(property_get_thermal_cap) {
 
 static int method_set_governor(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         struct manager_device *d = userdata;
+        char e[ECHO_BUFFER];
         const char *name;
         int r;
 
@@ -225,7 +226,7 @@ static int method_set_governor(sd_bus_message *m, void *userdata, sd_bus_error *
         if (d->dev->mode == DF_MODE_GOVERN && !df_governor_find(name))
                 return sd_bus_error_setf(
                         error, ERROR_INVALID_GOVERNOR, "Unknown governor '%s' (see the Governors property)",
-                        name);
+                        bus_echo(name, e));
         r = bus_authorize(bus_of(d), m, ACTION_SET_GOVERNOR, error);
         if (r <= 0)
                 return r < 0 ? r : 1;
@@ -236,12 +237,13 @@ static int method_set_governor(sd_bus_message *m, void *userdata, sd_bus_error *
         if (r == -ENOPKG && d->dev->mode == DF_MODE_CLAMP)
                 return sd_bus_error_setf(
                         error, ERROR_INVALID_GOVERNOR,
-                        "The kernel does not offer governor '%s' for %s (see AvailableGovernors)", name,
-                        d->node->path);
+                        "The kernel does not offer governor '%s' for %s (see AvailableGovernors)",
+                        bus_echo(name, e), d->node->path);
         if (r == -ENOMEDIUM)
                 return sd_bus_error_setf(
                         error, ERROR_INVALID_GOVERNOR,
-                        "Governor '%s' needs a load source; %s has none (configure load =)", name, d->name);
+                        "Governor '%s' needs a load source; %s has none (configure load =)",
+                        bus_echo(name, e), d->name);
         if (r == -ENOLINK)
                 return sd_bus_error_setf(
                         error, ERROR_INVALID_GOVERNOR,
@@ -283,6 +285,7 @@ static int method_set_frequency(sd_bus_message *m, void *userdata, sd_bus_error 
 static int method_set_tunable(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         struct manager_device *d = userdata;
         const struct df_governor_ops *ops = d->dev->governor.ops;
+        char e[ECHO_BUFFER];
         const char *name;
         uint32_t value;
         int r, k;
@@ -300,11 +303,12 @@ static int method_set_tunable(sd_bus_message *m, void *userdata, sd_bus_error *e
         k = df_governor_tunable_index(ops, name);
         if (k < 0)
                 return sd_bus_error_setf(
-                        error, SD_BUS_ERROR_INVALID_ARGS, "Governor %s has no tunable '%s'", ops->name, name);
+                        error, SD_BUS_ERROR_INVALID_ARGS, "Governor %s has no tunable '%s'", ops->name,
+                        bus_echo(name, e));
         if (value < ops->tunables[k].min || value > ops->tunables[k].max)
                 return sd_bus_error_setf(
                         error, SD_BUS_ERROR_INVALID_ARGS, "%s=%" PRIu32 " is outside %" PRIu32 "-%" PRIu32,
-                        name, value, ops->tunables[k].min, ops->tunables[k].max);
+                        bus_echo(name, e), value, ops->tunables[k].min, ops->tunables[k].max);
         r = bus_authorize(bus_of(d), m, ACTION_SET_GOVERNOR, error);
         if (r <= 0)
                 return r < 0 ? r : 1;
@@ -349,6 +353,7 @@ static int method_set_operating_point(sd_bus_message *m, void *userdata, sd_bus_
 
 static int read_options(
         sd_bus_message *m, const char **reason, const char **app, uint64_t *timeout_ms, sd_bus_error *error) {
+        char e[ECHO_BUFFER];
         int r;
 
         r = sd_bus_message_enter_container(m, 'a', "{sv}");
@@ -406,7 +411,7 @@ static int read_options(
                 } else
                         return sd_bus_error_setf(
                                 error, SD_BUS_ERROR_INVALID_ARGS,
-                                "Unknown option '%s' (reason, application-id, timeout-ms)", key);
+                                "Unknown option '%s' (reason, application-id, timeout-ms)", bus_echo(key, e));
                 r = sd_bus_message_exit_container(m);
                 if (r < 0)
                         return r;
@@ -419,6 +424,7 @@ static int read_options(
 static int method_add_request(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         struct manager_device *d = userdata;
         const char *type_name, *reason = "", *app = "";
+        char e[ECHO_BUFFER];
         uint64_t value, timeout_ms = 0;
         enum df_qos_type type;
         struct request *q;
@@ -437,7 +443,8 @@ static int method_add_request(sd_bus_message *m, void *userdata, sd_bus_error *e
         if (type < 0)
                 return sd_bus_error_setf(
                         error, SD_BUS_ERROR_INVALID_ARGS,
-                        "Unknown request type '%s' (min-frequency, max-frequency, latency)", type_name);
+                        "Unknown request type '%s' (min-frequency, max-frequency, latency)",
+                        bus_echo(type_name, e));
         r = request_validate_value(d, type, value, error);
         if (r < 0)
                 return r;

@@ -233,6 +233,14 @@ like "AddRequest refuses a reason with a control character" \
 client_stop lg
 fails "a device name with a newline: the error echoes it escaped" "No device 'gpu\\n<2>forged'" \
         mcall GetDevice s $'gpu\n<2>forged'
+fails "an unknown governor's name: the error echoes it escaped" "Unknown governor 'x\\n<2>forged'" \
+        dcall gpu SetGovernor s $'x\n<2>forged'
+fails "an unknown tunable's name: the error echoes it escaped" "has no tunable 'x\\n<2>forged'" \
+        dcall gpu SetTunable su $'x\n<2>forged' 1
+fails "an unknown request type: the error echoes it escaped" "Unknown request type 'x\\n<2>forged'" \
+        dcall gpu AddRequest 'sta{sv}' $'x\n<2>forged' 0 0
+fails "an unknown request option: the error echoes it escaped" "Unknown option 'x\\n<2>forged'" \
+        dcall gpu AddRequest 'sta{sv}' min-frequency 0 1 $'x\n<2>forged' s y
 mark
 forge --as root --own org.freedesktop.UPower.PowerProfiles /org/freedesktop/UPower/PowerProfiles \
         org.freedesktop.DBus.Properties PropertiesChanged 'sa{sv}as' \
