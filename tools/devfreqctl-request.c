@@ -94,19 +94,15 @@ static int add_request(struct holder *h) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
         _cleanup_free_ char *device = NULL;
         struct ctl *c = h->c;
-        const char *type, *path;
-        uint64_t value;
+        const char *path;
         int r;
 
-        if (ctl_parse_request_type(c->args[1], &type) != 0 ||
-            ctl_parse_request_value(type, c->args[2], &value) != 0)
-                return EXIT_USAGE;
         if (ctl_device_path(c, h->device, &device) < 0 || watch(h) < 0)
                 return EXIT_DAEMON;
 
         r = sd_bus_message_new_method_call(c->bus, &m, BUS_NAME, device, IFACE_DEVICE, "AddRequest");
         if (r >= 0)
-                r = sd_bus_message_append(m, "st", type, value);
+                r = sd_bus_message_append(m, "st", c->type, c->value);
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'a', "{sv}");
         if (r >= 0 && c->reason)

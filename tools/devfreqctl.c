@@ -178,7 +178,7 @@ static int parse_frequency(const char *s, uint64_t *ret) {
         return 0;
 }
 
-int ctl_parse_request_type(const char *s, const char **ret_type) {
+static int parse_request_type(const char *s, const char **ret_type) {
         if (streq(s, "min") || streq(s, "min-frequency"))
                 *ret_type = "min-frequency";
         else if (streq(s, "max") || streq(s, "max-frequency"))
@@ -190,7 +190,7 @@ int ctl_parse_request_type(const char *s, const char **ret_type) {
         return 0;
 }
 
-int ctl_parse_request_value(const char *type, const char *s, uint64_t *ret) {
+static int parse_request_value(const char *type, const char *s, uint64_t *ret) {
         uint32_t usec;
 
         if (!streq(type, "latency"))
@@ -201,6 +201,34 @@ int ctl_parse_request_value(const char *type, const char *s, uint64_t *ret) {
         return 0;
 }
 
+/* The values of a command, into c before the bus is reached: 0, or EXIT_USAGE after saying why. */
+
+static int parse_set_frequency(struct ctl *c) {
+        return parse_frequency(c->args[1], &c->value);
+}
+
+static int parse_set_tunable(struct ctl *c) {
+        uint32_t value;
+
+        if (df_safe_atou32(c->args[2], &value) < 0)
+                return ctl_usage("invalid tunable value '%s' (a whole number)", c->args[2]);
+        c->value = value;
+        return 0;
+}
+
+static int parse_opp(struct ctl *c) {
+        if (!streq(c->args[1], "enable") && !streq(c->args[1], "disable"))
+                return ctl_usage("opp wants enable or disable, not '%s'", c->args[1]);
+        c->enable = streq(c->args[1], "enable");
+        return parse_frequency(c->args[2], &c->value);
+}
+
+static int parse_request(struct ctl *c) {
+        if (parse_request_type(c->args[1], &c->type) != 0)
+                return EXIT_USAGE;
+        return parse_request_value(c->type, c->args[2], &c->value);
+}
+
 /* --- one-call commands ------------------------------------------------------------------------- */
 
 static int cmd_set_governor(struct ctl *c) {
@@ -208,34 +236,15 @@ static int cmd_set_governor(struct ctl *c) {
 }
 
 static int cmd_set_frequency(struct ctl *c) {
-        uint64_t freq;
-
-        if (parse_frequency(c->args[1], &freq) != 0)
-                return EXIT_USAGE;
-        return call_device(c, c->args[0], "SetFrequency", "t", freq);
+        return call_device(c, c->args[0], "SetFrequency", "t", c->value);
 }
 
 static int cmd_set_tunable(struct ctl *c) {
-        uint32_t value;
-
-        if (df_safe_atou32(c->args[2], &value) < 0)
-                return ctl_usage("invalid tunable value '%s' (a whole number)", c->args[2]);
-        return call_device(c, c->args[0], "SetTunable", "su", c->args[1], value);
+        return call_device(c, c->args[0], "SetTunable", "su", c->args[1], (uint32_t) c->value);
 }
 
 static int cmd_opp(struct ctl *c) {
-        uint64_t freq;
-        int enable;
-
-        if (streq(c->args[1], "enable"))
-                enable = 1;
-        else if (streq(c->args[1], "disable"))
-                enable = 0;
-        else
-                return ctl_usage("opp wants enable or disable, not '%s'", c->args[1]);
-        if (parse_frequency(c->args[2], &freq) != 0)
-                return EXIT_USAGE;
-        return call_device(c, c->args[0], "SetOperatingPoint", "tb", freq, enable);
+        return call_device(c, c->args[0], "SetOperatingPoint", "tb", c->value, (int) c->enable);
 }
 
 static int cmd_reload(struct ctl *c) {
@@ -261,15 +270,17 @@ static const struct command {
         size_t min_args, max_args;
         unsigned flags;
         int (*run)(struct ctl *c);
+        /* Its values into c, before the bus is reached: 0, or EXIT_USAGE after saying why. */
+        int (*parse)(struct ctl *c);
 } commands[] = {
         { "status", 0, 0, NEEDS_JSON, cmd_status },
         { "show", 1, 1, NEEDS_JSON, cmd_show },
         { "set-governor", 2, 2, 0, cmd_set_governor },
-        { "set-frequency", 2, 2, 0, cmd_set_frequency },
-        { "set-tunable", 3, 3, 0, cmd_set_tunable },
-        { "opp", 3, 3, 0, cmd_opp },
-        { "request", 3, 3, NEEDS_REQUEST_OPTIONS, cmd_request },
-        { "hold", 3, 3, NEEDS_REQUEST_OPTIONS | NEEDS_COMMAND, cmd_hold },
+        { "set-frequency", 2, 2, 0, cmd_set_frequency, parse_set_frequency },
+        { "set-tunable", 3, 3, 0, cmd_set_tunable, parse_set_tunable },
+        { "opp", 3, 3, 0, cmd_opp, parse_opp },
+        { "request", 3, 3, NEEDS_REQUEST_OPTIONS, cmd_request, parse_request },
+        { "hold", 3, 3, NEEDS_REQUEST_OPTIONS | NEEDS_COMMAND, cmd_hold, parse_request },
         { "requests", 0, 1, NEEDS_JSON, cmd_requests },
         { "stats", 1, 1, NEEDS_JSON, cmd_stats },
         { "monitor", 0, 0, 0, cmd_monitor },
@@ -407,7 +418,8 @@ static int check_command_line(const struct command *cmd, const struct ctl *c, bo
                         cmd->max_args == 1 ? "" : "s");
         if (c->json && !(cmd->flags & NEEDS_JSON))
                 return ctl_usage(
-                        "--json is for status, show, requests, stats, profile and thermal, not %s", cmd->name);
+                        "--json is for status, show, requests, stats, profile, thermal and blame, not %s",
+                        cmd->name);
         if (c->reason && !(cmd->flags & NEEDS_REQUEST_OPTIONS))
                 return ctl_usage("--reason is for request and hold, not %s", cmd->name);
         if (has_timeout && !streq(cmd->name, "request"))
@@ -441,7 +453,8 @@ static const struct command *parse_args(int argc, char **argv, struct ctl *c, in
         }
         if (optind < n)
                 optind++;
-        if (take_operands(argc, argv, n, cmd, c) != 0 || check_command_line(cmd, c, has_timeout) != 0)
+        if (take_operands(argc, argv, n, cmd, c) != 0 || check_command_line(cmd, c, has_timeout) != 0 ||
+            (cmd->parse && cmd->parse(c) != 0))
                 return NULL;
         return cmd;
 }

@@ -24,6 +24,11 @@ struct ctl {
         char **args;         /* operands after the command name */
         size_t n_args;
         char **command; /* hold: what follows "--" */
+        /* The command's values, parsed before the bus is reached (set-frequency, set-tunable, opp,
+         * request, hold): */
+        const char *type; /* request, hold: min-frequency, max-frequency or latency */
+        uint64_t value;   /* a frequency, Hz; a tunable's value; a latency, us */
+        bool enable;      /* opp */
 };
 
 /* tools/devfreqctl-props.c: property values as decoded from the bus. */
@@ -95,8 +100,6 @@ int ctl_watch_objects(struct ctl *c, const struct ctl_object_handlers *h, void *
 int ctl_watch_daemon(
         struct ctl *c, sd_bus_message_handler_t on_name_owner_changed,
         sd_bus_message_handler_t on_disconnected, void *userdata);
-int ctl_parse_request_type(const char *s, const char **ret_type);
-int ctl_parse_request_value(const char *type, const char *s, uint64_t *ret);
 
 /* tools/devfreqctl-json.c: a streaming writer, pretty-printed, one document. */
 #define JSON_DEPTH_MAX 16

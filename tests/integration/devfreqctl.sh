@@ -143,6 +143,15 @@ ctl opp gpu toggle 200MHz
 check "opp toggle: exit 2" eval 'test "$rc" = 2 && one_line'
 ctl request gpu latency 1ms --timeout 0s
 check "a zero timeout: exit 2" eval 'test "$rc" = 2 && one_line'
+# A value that does not parse is the command line's fault, whether or not a daemon is there.
+for args in "set-frequency gpu fast" "set-tunable gpu upthreshold many" "opp gpu toggle 200MHz" \
+        "request gpu min fast" "hold gpu latency soon -- true"; do
+        # shellcheck disable=SC2086 # the words of $args are the arguments
+        ctl --bus "unix:path=$tmp/nobus.socket" $args
+        check "$args with no daemon to reach: exit 2 and one line" eval 'test "$rc" = 2 && one_line'
+done
+ctl --json monitor
+contains "--json elsewhere names the commands that take it, blame too" "$err" "thermal and blame, not monitor"
 ctl request nosuch min 600MHz
 check "a request on an unknown device: exit 1 and one line" eval 'test "$rc" = 1 && one_line'
 ctl requests nosuch
