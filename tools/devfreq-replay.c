@@ -45,8 +45,10 @@ static void help(void) {
                "  --opp LIST            points, comma-separated, each FREQ[@VOLTAGE] (200MHz@825mV)\n"
                "  --governor NAME       one of:",
                program);
+        /* Not passive: it follows a parent device, which a replay does not have. */
         for (size_t i = 0; i < df_governors_count; i++)
-                printf(" %s", df_governors[i]->name);
+                if (df_governors[i] != &df_governor_passive)
+                        printf(" %s", df_governors[i]->name);
         printf("\n"
                "  --tunable NAME=VALUE  set a governor tunable (repeatable)\n"
                "  --initial FREQ        frequency in force before the first sample (default: the highest)\n"

@@ -307,7 +307,7 @@ int replay_stream(struct replay *rp, FILE *in, FILE *out) {
 
         fputs("busy,total,current,governor,target\n", out);
         while ((r = replay_next_line(rp->trace_name, in, &rd)) == 1) {
-                if (rd.lineno == 1 && is_header(rd.line))
+                if (rd.content == 1 && is_header(rd.line))
                         continue;
                 r = replay_line(rp, rd.line, rd.len, rd.lineno, out);
                 if (r != 0)

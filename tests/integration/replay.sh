@@ -46,6 +46,11 @@ expected='busy,total,current,governor,target
 87,100,100000000,100000000,100000000
 0,0,100000000,18446744073709551615,800000000'
 is "trace output, header skipped, zero total answered with the maximum" "$out" "$expected"
+out=$("$replay" --opp 100MHz,800MHz --governor performance - <<<$'# a comment, then an empty line\n\nbusy,total\n95,100')
+is "a header after comments and empty lines is skipped too" "$out" $'busy,total,current,governor,target\n95,100,800000000,18446744073709551615,800000000'
+out=$("$replay" --help)
+check "--help lists the governors a replay can run, not passive" \
+        eval '[[ $out == *" simple_ondemand"* && $out != *" passive"* ]]'
 
 # --- ondemand and conservative: the kernel's own numbers, the target column checked
 targets() { # targets EXPECTED... -- REPLAY-ARGS... : the target column, in MHz
