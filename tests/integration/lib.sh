@@ -23,6 +23,8 @@ daemon_log=$tmp/devfreqd.log
 
 # A script stopped by set -e says where, as a TAP bail-out, instead of ending without a plan.
 tap_stop_line= tap_stop_command=
+# errtrace: a command that stops the script inside a function (a helper's busctl) is caught too.
+set -o errtrace
 trap 'tap_stop_line=$LINENO tap_stop_command=$BASH_COMMAND' ERR
 
 cleanup() {

@@ -27,6 +27,17 @@ contains "sh: a script stopped by set -e says where, as a bail-out" "$out" \
 is "sh: ... after its first case, and nothing after the command" "$(grep -c '^ok' <<<"$out")" 1
 is "sh: ... and it exits non-zero" "$rc" 1
 
+cat >"$tmp/stopped-in-function.sh" <<EOS
+set -euo pipefail
+source "$top_srcdir/tests/integration/lib.sh"
+helper() { false; }
+helper
+tap_done
+EOS
+run bash "$tmp/stopped-in-function.sh"
+contains "sh: a script stopped inside a helper function says where too" "$out" \
+        "Bail out! stopped-in-function.sh stopped at line 3 (status 1): false"
+
 cat >"$tmp/failed.sh" <<EOS
 set -euo pipefail
 source "$top_srcdir/tests/integration/lib.sh"
