@@ -191,6 +191,51 @@ void remove_device(struct manager *m, struct manager_device *d, bool restore) {
         device_free(d);
 }
 
+static void move_requests(struct df_device *from, struct df_device *to) {
+        for (int t = 0; t < _DF_QOS_TYPE_MAX; t++) {
+                struct df_heap *l = &from->qos.lists[t];
+                while (l->n > 0) {
+                        struct df_qos_request *req = l->items[l->n - 1];
+                        uint64_t value = req->value;
+                        (void) df_qos_remove_request(req);
+                        if (df_qos_add_request(&to->qos, req, (enum df_qos_type) t, value) < 0)
+                                log_oom();
+                }
+        }
+}
+
+static bool same_table(const struct df_device *a, const struct df_device *b) {
+        return a->n_table == b->n_table && memcmp(a->table, b->table, a->n_table * sizeof(uint64_t)) == 0;
+}
+
+void keep_device(struct manager *m, struct manager_device *old, struct manager_device *fresh) {
+        struct df_device *dev = fresh->dev;
+        struct df_load_source *load = fresh->load;
+
+        if (old->spec->mode != fresh->spec->mode)
+                restore_device(m, old, true); /* give the kernel its own settings back before the new mode */
+        if (!df_spec_equal(old->spec, fresh->spec))
+                log_info("%s: its configuration changed", old->name);
+
+        move_requests(old->dev, dev);
+        if (same_table(old->dev, dev)) {
+                struct df_stats s = dev->stats;
+                dev->stats = old->dev->stats;
+                old->dev->stats = s;
+        }
+        df_device_set_current(dev, old->dev->current);
+        if (old->dev->has_sample)
+                df_device_set_sample(dev, old->dev->busy, old->dev->total);
+
+        fresh->dev = old->dev;
+        fresh->load = old->load;
+        old->dev = dev;
+        old->load = load;
+        old->prepared = false;
+        SWAP_PTR(old->spec, fresh->spec);
+        device_free(fresh);
+}
+
 /* The section whose path leads to this node, if any. */
 static const struct df_config_device *section_for(const struct manager *m, const char *canonical) {
         for (size_t i = 0; i < m->config->n_devices; i++) {
@@ -203,7 +248,7 @@ static const struct df_config_device *section_for(const struct manager *m, const
         return NULL;
 }
 
-static int insert_sorted(struct manager *m, struct manager_device *d) {
+int insert_device(struct manager *m, struct manager_device *d) {
         size_t i = m->n_devices;
         struct manager_device **v;
 
@@ -254,7 +299,7 @@ int manager_attach_path(struct manager *m, const char *path) {
         log_skipped(name, &errors);
         if (r <= 0)
                 return r == -ENOMEM ? log_oom() : 0;
-        r = insert_sorted(m, d);
+        r = insert_device(m, d);
         if (r < 0) {
                 device_free(d);
                 return log_oom();
@@ -277,6 +322,32 @@ int manager_attach_path(struct manager *m, const char *path) {
 
 /* Vanished devices go. A path that holds a node again (the device removed and added back while no
  * uevent was heard: no udevd, a module reloaded) is another device, attached afresh. */
+void reconfigure_device(struct manager *m, struct manager_device *d) {
+        _cleanup_(df_config_errors_done) struct df_config_errors errors = {};
+        struct manager_device *fresh = NULL;
+        int r;
+
+        assert(m);
+        assert(d);
+
+        d->reconfigure = false;
+        r = build_device(m, m->config, section_for(m, d->node->path), d->node->path, d->name, &fresh, &errors);
+        log_skipped(d->name, &errors);
+        if (r <= 0) {
+                if (r == -ENOMEM)
+                        log_oom();
+                else
+                        log_warning("%s: keeping the configuration it had before the reload", d->name);
+                return;
+        }
+        keep_device(m, d, fresh);
+        link_passive(m);
+        activate_all(m, &d, 1);
+        manager_regroup(m);
+        if (m->profile && m->profile[0])
+                manager_profile_apply_device(m, d);
+}
+
 void manager_detach_vanished(struct manager *m) {
         size_t kept = 0, before = m->n_devices, n_paths = 0;
         char **paths = NULL;

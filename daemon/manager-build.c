@@ -48,6 +48,11 @@ int build_device(
         assert(ret);
         assert(errors);
 
+        if (df_node_path_offline(&m->root, path)) {
+                /* Nothing of it can be read until a CPU is back; the rescan then attaches it. */
+                log_notice("%s: every CPU of %s is offline; it is attached when one is back", name, path);
+                return 0;
+        }
         d = calloc(1, sizeof(*d));
         if (!d)
                 return -ENOMEM;

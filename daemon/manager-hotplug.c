@@ -62,6 +62,8 @@ void manager_rescan_policies(struct manager *m) {
                 }
                 /* The kernel may have set the policy up afresh: everything is written again. */
                 log_info("%s: a CPU of the policy is online again; applying everything again", d->name);
+                if (d->reconfigure)
+                        reconfigure_device(m, d);
                 d->prepared = false;
                 df_device_force_write(d->dev);
                 device_evaluate(d, true);

@@ -105,4 +105,13 @@ void restore_device(struct manager *m, struct manager_device *d, bool save);
 /* Out of the list's way already: the listener told, the originals restored (`restore`) or dropped,
  * the device freed. */
 void remove_device(struct manager *m, struct manager_device *d, bool restore);
+/* A device that stays across a reload keeps its object (requests point at it), node, requests,
+ * frequency in force, last sample and, when the table is the same, its statistics; `fresh`, built
+ * from the new configuration, gives the rest and is freed. */
+void keep_device(struct manager *m, struct manager_device *old, struct manager_device *fresh);
+/* Into the list, which stays sorted by name. */
+int insert_device(struct manager *m, struct manager_device *d);
+/* A device carried across a reload while its CPUs were offline takes the configuration in force
+ * (d->reconfigure), as the reload would have given it. */
+void reconfigure_device(struct manager *m, struct manager_device *d);
 void manager_detach_vanished(struct manager *m);

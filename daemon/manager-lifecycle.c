@@ -204,51 +204,77 @@ int manager_start(struct manager *m) {
         return 0;
 }
 
-static void move_requests(struct df_device *from, struct df_device *to) {
-        for (int t = 0; t < _DF_QOS_TYPE_MAX; t++) {
-                struct df_heap *l = &from->qos.lists[t];
-                while (l->n > 0) {
-                        struct df_qos_request *req = l->items[l->n - 1];
-                        uint64_t value = req->value;
-                        (void) df_qos_remove_request(req);
-                        if (df_qos_add_request(&to->qos, req, (enum df_qos_type) t, value) < 0)
-                                log_oom();
+/* Whether a device whose CPUs are offline, and so not built by the reload, stays under the new
+ * configuration `c`: by its section, at the same path, or autodiscovered; the devices built
+ * `fresh` do not hold its name. */
+static bool offline_stays(
+        struct manager *m, const struct df_config *c, struct manager_device **fresh, size_t n_fresh,
+        const struct manager_device *old) {
+        const struct df_config_device *cd = df_config_find_device(c, old->name);
+        _cleanup_free_ char *canonical = NULL;
+
+        if (!old->offline)
+                return false;
+        for (size_t j = 0; j < n_fresh; j++)
+                if (streq(fresh[j]->name, old->name))
+                        return false;
+        if (!cd)
+                return c->autodiscover && streq(strrchr(old->node->path, '/') + 1, old->name);
+        return df_root_resolve(&m->root, cd->path, &canonical) >= 0 && streq(canonical, old->node->path);
+}
+
+/* The old devices against the fresh ones: a device in both keeps its object, one whose CPUs are
+ * offline stays as it is (offline_stays()), any other is released. m->devices becomes the new list,
+ * and *activate what is to be activated. -ENOMEM before anything changed. */
+static int settle_devices(
+        struct manager *m, const struct df_config *c, struct manager_device **fresh, size_t n_fresh,
+        struct manager_device **activate, size_t *n_activate) {
+        struct manager_device **carried = calloc(m->n_devices ? m->n_devices : 1, sizeof(*carried));
+        size_t n_carried = 0;
+
+        if (!carried)
+                return -ENOMEM;
+        for (size_t i = 0; i < m->n_devices; i++) {
+                struct manager_device *old = m->devices[i], *match = NULL;
+                for (size_t j = 0; j < n_fresh && !match; j++)
+                        if (streq(fresh[j]->name, old->name) && streq(fresh[j]->node->path, old->node->path))
+                                match = fresh[j];
+                if (match)
+                        continue;
+                if (offline_stays(m, c, fresh, n_fresh, old)) {
+                        log_info(
+                                "%s: every CPU of the policy is offline; the new configuration reaches it when one is back",
+                                old->name);
+                        old->reconfigure = true;
+                        carried[n_carried++] = old;
+                } else {
+                        log_info("%s: no longer configured, releasing it", old->name);
+                        remove_device(m, old, true);
                 }
+                m->devices[i] = NULL;
         }
-}
-
-static bool same_table(const struct df_device *a, const struct df_device *b) {
-        return a->n_table == b->n_table && memcmp(a->table, b->table, a->n_table * sizeof(uint64_t)) == 0;
-}
-
-/* A device that stays across a reload keeps its object (requests point at it), node, requests,
- * frequency in force, last sample and, when the table is the same, its statistics. */
-static void keep_device(struct manager *m, struct manager_device *old, struct manager_device *fresh) {
-        struct df_device *dev = fresh->dev;
-        struct df_load_source *load = fresh->load;
-
-        if (old->spec->mode != fresh->spec->mode)
-                restore_device(m, old, true); /* give the kernel its own settings back before the new mode */
-        if (!df_spec_equal(old->spec, fresh->spec))
-                log_info("%s: its configuration changed", old->name);
-
-        move_requests(old->dev, dev);
-        if (same_table(old->dev, dev)) {
-                struct df_stats s = dev->stats;
-                dev->stats = old->dev->stats;
-                old->dev->stats = s;
+        *n_activate = 0;
+        for (size_t j = 0; j < n_fresh; j++) {
+                struct manager_device *old = NULL;
+                for (size_t i = 0; i < m->n_devices && !old; i++)
+                        if (m->devices[i] && streq(m->devices[i]->name, fresh[j]->name))
+                                old = m->devices[i];
+                if (old) {
+                        keep_device(m, old, fresh[j]);
+                        fresh[j] = old;
+                }
+                activate[(*n_activate)++] = fresh[j];
         }
-        df_device_set_current(dev, old->dev->current);
-        if (old->dev->has_sample)
-                df_device_set_sample(dev, old->dev->busy, old->dev->total);
-
-        fresh->dev = old->dev;
-        fresh->load = old->load;
-        old->dev = dev;
-        old->load = load;
-        old->prepared = false;
-        SWAP_PTR(old->spec, fresh->spec);
-        device_free(fresh);
+        free(m->devices);
+        m->devices = fresh;
+        m->n_devices = n_fresh;
+        for (size_t i = 0; i < n_carried; i++)
+                if (insert_device(m, carried[i]) < 0) {
+                        log_oom();
+                        remove_device(m, carried[i], true);
+                }
+        free(carried);
+        return 0;
 }
 
 int manager_reload(struct manager *m, char **ret_error) {
@@ -274,37 +300,12 @@ int manager_reload(struct manager *m, char **ret_error) {
 
         /* From here on nothing can fail for configuration reasons. */
         activate = calloc(n_fresh ? n_fresh : 1, sizeof(*activate));
-        if (!activate) {
+        if (!activate || settle_devices(m, c, fresh, n_fresh, activate, &n_activate) < 0) {
+                free(activate);
                 free_devices(fresh, n_fresh);
                 df_config_free(c);
                 return log_oom();
         }
-        for (size_t i = 0; i < m->n_devices; i++) {
-                struct manager_device *old = m->devices[i], *match = NULL;
-                for (size_t j = 0; j < n_fresh && !match; j++)
-                        if (streq(fresh[j]->name, old->name) && streq(fresh[j]->node->path, old->node->path))
-                                match = fresh[j];
-                if (!match) {
-                        log_info("%s: no longer configured, releasing it", old->name);
-                        remove_device(m, old, true);
-                        m->devices[i] = NULL;
-                }
-        }
-        for (size_t j = 0; j < n_fresh; j++) {
-                struct manager_device *old = NULL;
-                for (size_t i = 0; i < m->n_devices && !old; i++)
-                        if (m->devices[i] && streq(m->devices[i]->name, fresh[j]->name))
-                                old = m->devices[i];
-                if (old) {
-                        keep_device(m, old, fresh[j]);
-                        fresh[j] = old;
-                }
-                activate[n_activate++] = fresh[j];
-        }
-
-        free(m->devices);
-        m->devices = fresh;
-        m->n_devices = n_fresh;
         thermal_changed = manager_thermal_load(m, c); /* while the old rules' configuration exists */
         df_config_free(m->config);
         m->config = c;

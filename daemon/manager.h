@@ -160,6 +160,7 @@ struct manager_device {
 
         bool pending;     /* an event asked for a re-evaluation */
         bool offline;     /* a cpufreq policy whose CPUs are all offline: left alone */
+        bool reconfigure; /* carried across a reload while offline: rebuilt when a CPU is back */
         bool skip_sample; /* the next load sample spans a sleep: taken, not used */
         bool prepared;    /* df_node_prepare() succeeded for the current mode */
         bool vanished;    /* its directory is gone: detach at the next safe point */

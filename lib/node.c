@@ -250,20 +250,35 @@ bool df_node_exists(const struct df_node *n) {
         return true;
 }
 
-bool df_node_online(const struct df_node *n) {
+/* Whether the policy in dirfd has an online CPU. A policy whose CPUs are all offline is inactive:
+ * the kernel refuses every read of its attributes with EBUSY (cpufreq.c's show()). Older fakes
+ * listed no CPU in affected_cpus. */
+static bool policy_online(int dirfd) {
         _cleanup_free_ char *text = NULL;
         int r;
 
-        assert(n);
-
-        if (n->kind != DF_KIND_CPUFREQ)
-                return true;
-        /* A policy whose CPUs are all offline is inactive: the kernel refuses every read of its
-         * attributes with EBUSY (cpufreq.c's show()). Older fakes listed no CPU in affected_cpus. */
-        r = node_read_text(n->dirfd, "affected_cpus", &text);
+        r = node_read_text(dirfd, "affected_cpus", &text);
         if (r < 0)
                 return r != -EBUSY;
         return text[strspn(text, " \t\n")] != '\0';
+}
+
+bool df_node_online(const struct df_node *n) {
+        assert(n);
+
+        return n->kind != DF_KIND_CPUFREQ || policy_online(n->dirfd);
+}
+
+bool df_node_path_offline(const struct df_root *root, const char *path) {
+        _cleanup_close_ int fd = -EBADF;
+        struct stat st;
+
+        assert(root);
+        assert(path);
+
+        /* A devfreq node has no affected_cpus: it is never offline. */
+        fd = df_root_open_path(root, path, O_PATH | O_DIRECTORY);
+        return fd >= 0 && fstatat(fd, "affected_cpus", &st, AT_SYMLINK_NOFOLLOW) == 0 && !policy_online(fd);
 }
 
 /* --- discovery ------------------------------------------------------------------------------ */

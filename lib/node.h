@@ -97,6 +97,9 @@ bool df_node_exists(const struct df_node *n);
 
 /* Whether some CPU of a cpufreq policy is online (its affected_cpus lists one); devfreq: true. */
 bool df_node_online(const struct df_node *n);
+/* Whether `path` is a cpufreq policy whose CPUs are all offline: the kernel answers none of its
+ * reads (EBUSY), so it cannot be opened until one is back. */
+bool df_node_path_offline(const struct df_root *root, const char *path);
 
 /*
  * Every devfreq node (/sys/class/devfreq/NAME, as class paths) and cpufreq policy

@@ -161,6 +161,25 @@ wait_until 5 fresh || true
 is "... and applied in full (userspace, the 1.2 GHz set over the bus before, kept for its name)" \
         "$(kread "$policy0/scaling_governor") $(kread "$policy0/scaling_setspeed")" "userspace 1200000"
 
+# ================================================================ a reload while its CPUs are offline
+log_at=$(wc -l <"$daemon_log")
+echo >"$root$policy0/affected_cpus"
+uevent offline cpu /devices/system/cpu/cpu0
+uevent offline cpu /devices/system/cpu/cpu1
+offline_again() { tail -n +$((log_at + 1)) "$daemon_log" | grep -q "cpu: every CPU of the policy is offline"; }
+check "offline again" wait_until 5 offline_again
+sed -i 's/^initial-frequency = 1.6GHz$/initial-frequency = 800MHz\nmax-frequency = 800MHz/' "$tmp/devfreqd.conf"
+check "a reload while a policy's CPUs are offline (nothing of it can be read) succeeds" eval 'mcall Reload >/dev/null'
+check "... and keeps the policy on the bus" on_bus cpu
+contains "... and says the new configuration waits for a CPU" "$(tail -n +$((log_at + 1)) "$daemon_log")" \
+        "cpu: every CPU of the policy is offline; the new configuration reaches it when one is back"
+echo "0 1" >"$root$policy0/affected_cpus"
+uevent online cpu /devices/system/cpu/cpu0
+at_800() { [[ $(kread "$policy0/scaling_setspeed") == 800000 ]]; }
+check "... a CPU back: the reloaded configuration applies (max-frequency 800 MHz)" wait_until 5 at_800
+contains "... as a change of its configuration" "$(tail -n +$((log_at + 1)) "$daemon_log")" "cpu: its configuration changed"
+is "... MaxFrequency on the bus" "$(prop cpu MaxFrequency)" 800000000
+
 # ================================================================ suspend and resume
 "$PYTHON3" -m dbusmock --system --template logind >>"$tmp/logind.log" 2>&1 &
 track $!
@@ -190,6 +209,20 @@ dmc_rewritten() { [[ $(ino "$dmc/max_freq") != "$dmc_max" ]]; }
 check "... clamp mode's limits are written again (never compared)" wait_until 5 dmc_rewritten
 check "... and its value is devfreqd's" test "$(kread "$dmc/max_freq")" = 666000000
 client_stop b
+
+# ================================================================ a policy offline at start
+stop_daemon
+echo >"$root$policy0/affected_cpus"
+log_at=$(wc -l <"$daemon_log")
+start_daemon
+contains "a configured policy whose CPUs are all offline at start: start-up goes on, and the log says it waits" \
+        "$(tail -n +$((log_at + 1)) "$daemon_log")" \
+        "cpu: every CPU of $policy0 is offline; it is attached when one is back"
+check "... it is not on the bus" not_on_bus cpu
+echo "0 1" >"$root$policy0/affected_cpus"
+uevent online cpu /devices/system/cpu/cpu0
+check "... a CPU online: attached and on the bus" wait_until 5 on_bus cpu
+check "... and driven as configured" wait_until 5 at_800
 
 stop_daemon
 is "devfreqd exits cleanly" "$daemon_status" 0
