@@ -3,7 +3,7 @@
  * What the manager's files share and nobody else sees.
  *
  * The files call one way, each only the ones before it (checked on the objects by
- * tests/build/daemon-layers.sh):
+ * tests/integration/layers.py):
  *   manager.c            lookups, polling groups, the deferred detach
  *   manager-blame.c      the thermal rules' binding time on a device
  *   manager-publish.c    what changed since the last report, for the listener
