@@ -65,6 +65,11 @@ props() { bctl introspect "$name" "$1" "$2" | awk '$2 == "property" { print subs
 read_every() { # read_every OBJECT INTERFACE: read_all over the properties introspection lists
         local -a names
         mapfile -t names < <(props "$1" "$2")
+        if ((${#names[@]} == 0)); then
+                not_ok "nobody reads every property of $2 on $1"
+                diag "introspection lists no property"
+                return
+        fi
         read_all "$1" "$2" "${names[@]}"
 }
 read_every "$manager_path" "$manager_iface"

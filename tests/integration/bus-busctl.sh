@@ -192,7 +192,8 @@ monitor_mark
 is "Reload back into clamp mode" "$(mcall Reload)" ""
 monitor_flush
 contains "Mode emitted again" "$(changes "$p_dmc")" 'Mode="clamp"'
-is "the kernel governs dmc again" "$(dget dmc Governor)" "$(kread $dmc/governor)"
+is "the kernel governs dmc again, with the governor it had before govern mode" \
+        "$(kread $dmc/governor) $(dget dmc Governor)" "$dmc_governor_before $dmc_governor_before"
 client_stop R
 
 # ================================================================================ Device properties

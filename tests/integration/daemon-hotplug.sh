@@ -96,6 +96,9 @@ client_start a
 req=$(client_cmd a add gpu0 min-frequency 300000000)
 like "a request on gpu0" "$req" '^ok '
 req=${req#ok }
+# monitor_count TEXT: how many lines of devfreqctl monitor's output hold TEXT.
+monitor_count() { grep -c "$1" "$tmp/devfreqctl-monitor.out" || true; }
+removed_before=$(monitor_count "gpu0: device removed")
 vanish
 uevent remove devfreq /devices/platform/gpu0/devfreq/gpu0
 check "the node goes: its object goes" wait_until $((5 * slow)) not_on_bus gpu0
@@ -103,12 +106,14 @@ saw_removed() { grep -q '"member":"InterfacesRemoved".*request' "$tmp/monitor.js
 check "... its request goes, with InterfacesRemoved" wait_until 5 saw_removed
 check "... its originals record is dropped" bash -c "! grep -q '^$gpu0	' '$tmp/run/originals'"
 client_stop a
+added_before=$(monitor_count "gpu0: device added")
 appear
 uevent add devfreq /devices/platform/gpu0/devfreq/gpu0
 check "it comes back: attached again" wait_until $((5 * slow)) on_bus gpu0
-monitor_saw() { grep -q "$1" "$tmp/devfreqctl-monitor.out"; }
-check "devfreqctl monitor shows it arriving" wait_until 5 monitor_saw "gpu0: device added"
-check "... and leaving" wait_until 5 monitor_saw "gpu0: device removed"
+# more TEXT BEFORE: monitor's output holds TEXT on more lines than BEFORE.
+more() { (($(monitor_count "$1") > $2)); }
+check "devfreqctl monitor shows it leaving" wait_until 5 more "gpu0: device removed" "$removed_before"
+check "... and arriving again" wait_until 5 more "gpu0: device added" "$added_before"
 is "... with the governor persisted for its name" "$(dget gpu0 Governor)" performance
 
 # ================================================================ unrelated and malformed uevents

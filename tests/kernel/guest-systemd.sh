@@ -61,6 +61,8 @@ EOC
 check "the installed devfreqd.service starts (systemctl start, Type=notify)" systemctl start devfreqd.service
 pid=$(systemctl show -P MainPID devfreqd.service)
 if [[ $(systemctl show -P ActiveState devfreqd.service) != active || $pid == 0 ]]; then
+        # The cases below need it running: one failed case says so, with the journal's tail.
+        not_ok "... and stays active with a main PID (ActiveState $(systemctl show -P ActiveState devfreqd.service), MainPID $pid)"
         journal | tail -n 20 | diag
         finish
 fi

@@ -293,8 +293,8 @@ START_TEST(test_pwrite_on_sysfs) {
 }
 END_TEST
 
-/* A value read back as plain digits can be overwritten without ftruncate by one at least as long;
- * anything else (unknown length, a shorter value, a value with spaces or leading zeros) truncates. */
+/* df_attr_pread() takes a value whose bytes and NUL fit the buffer (its newline dropped), and
+ * refuses with -EFBIG one that does not fit, and any read into no room at all. */
 START_TEST(test_pread_sizes) {
         char *root = df_test_root_new("sysfs");
         struct df_root r;
