@@ -25,12 +25,7 @@ initial-frequency = 200MHz
 $(dmc_clamp_section)
 
 # A governor with tunables, so that SetTunable's arguments are good and polkit is what answers.
-[device cpu]
-path = /sys/devices/system/cpu/cpufreq/policy0
-mode = govern
-governor = ondemand
-polling-interval = 1s
-load = proc-stat
+$(cpu_ondemand_section 1s)
 EOF
 start_strict_bus
 start_daemon

@@ -21,12 +21,7 @@ governor = simple_ondemand
 polling-interval = 50ms
 load = percent:/sys/devices/platform/dmc/load
 
-[device cpu]
-path = /sys/devices/system/cpu/cpufreq/policy0
-mode = govern
-governor = ondemand
-polling-interval = 50ms
-load = proc-stat
+$(cpu_ondemand_section)
 EOF
 start_bus
 start_daemon

@@ -239,6 +239,12 @@ gpu_userspace_section() {
         printf '%s\n' "[device gpu]" "path = /sys/class/devfreq/ff9a0000.gpu" "mode = govern" "governor = userspace"
 }
 
+# cpu_ondemand_section [INTERVAL]: cpu (policy0), ondemand on /proc/stat, polled every INTERVAL (50ms).
+cpu_ondemand_section() {
+        printf '%s\n' "[device cpu]" "path = /sys/devices/system/cpu/cpufreq/policy0" "mode = govern" \
+                "governor = ondemand" "polling-interval = ${1:-50ms}" "load = proc-stat"
+}
+
 # dmc_clamp_section: dmc, clamped.
 dmc_clamp_section() { printf '%s\n' "[device dmc]" "path = /sys/class/devfreq/dmc" "mode = clamp"; }
 
