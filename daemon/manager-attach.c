@@ -320,8 +320,6 @@ int manager_attach_path(struct manager *m, const char *path) {
         return 1;
 }
 
-/* Vanished devices go. A path that holds a node again (the device removed and added back while no
- * uevent was heard: no udevd, a module reloaded) is another device, attached afresh. */
 void reconfigure_device(struct manager *m, struct manager_device *d) {
         _cleanup_(df_config_errors_done) struct df_config_errors errors = {};
         struct manager_device *fresh = NULL;
@@ -348,6 +346,8 @@ void reconfigure_device(struct manager *m, struct manager_device *d) {
                 manager_profile_apply_device(m, d);
 }
 
+/* Vanished devices go. A path that holds a node again (the device removed and added back while no
+ * uevent was heard: no udevd, a module reloaded) is another device, attached afresh. */
 void manager_detach_vanished(struct manager *m) {
         size_t kept = 0, before = m->n_devices, n_paths = 0;
         char **paths = NULL;

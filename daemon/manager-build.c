@@ -48,11 +48,6 @@ int build_device(
         assert(ret);
         assert(errors);
 
-        if (df_node_path_offline(&m->root, path)) {
-                /* Nothing of it can be read until a CPU is back; the rescan then attaches it. */
-                log_notice("%s: every CPU of %s is offline; it is attached when one is back", name, path);
-                return 0;
-        }
         d = calloc(1, sizeof(*d));
         if (!d)
                 return -ENOMEM;
@@ -66,6 +61,12 @@ int build_device(
         if (r == -ENOENT && cd) {
                 /* A driver may bind later: the device attaches when its node appears. */
                 log_notice("%s: %s does not exist (yet); waiting for it to appear", name, path);
+                device_free(d);
+                return 0;
+        }
+        if (r < 0 && df_node_path_offline(&m->root, path)) {
+                /* Nothing of it can be read until a CPU is back; the rescan then attaches it. */
+                log_notice("%s: every CPU of %s is offline; it is attached when one is back", name, path);
                 device_free(d);
                 return 0;
         }
