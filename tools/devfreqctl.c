@@ -409,6 +409,26 @@ static int take_operands(int argc, char **argv, int n, const struct command *cmd
         return 0;
 }
 
+/* The commands that take --json, from the table: "a, b and c". */
+static void json_commands(char *buf, size_t size) {
+        size_t n = 0, k = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+                n += !!(commands[i].flags & NEEDS_JSON);
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++) {
+                size_t len = strlen(buf);
+                if (!(commands[i].flags & NEEDS_JSON))
+                        continue;
+                k++;
+                snprintf(
+                        buf + len, size - len, "%s%s",
+                        k == 1         ? "" :
+                                k == n ? " and " :
+                                         ", ",
+                        commands[i].name);
+        }
+}
+
 /* The number of arguments, and the options only some commands take. 0, or EXIT_USAGE. */
 static int check_command_line(const struct command *cmd, const struct ctl *c, bool has_timeout) {
         if (c->n_args < cmd->min_args || c->n_args > cmd->max_args)
@@ -416,10 +436,11 @@ static int check_command_line(const struct command *cmd, const struct ctl *c, bo
                         "%s takes %s%zu argument%s (see --help)", cmd->name,
                         cmd->min_args == cmd->max_args ? "" : "at most ", cmd->max_args,
                         cmd->max_args == 1 ? "" : "s");
-        if (c->json && !(cmd->flags & NEEDS_JSON))
-                return ctl_usage(
-                        "--json is for status, show, requests, stats, profile, thermal and blame, not %s",
-                        cmd->name);
+        if (c->json && !(cmd->flags & NEEDS_JSON)) {
+                char list[128] = "";
+                json_commands(list, sizeof(list));
+                return ctl_usage("--json is for %s, not %s", list, cmd->name);
+        }
         if (c->reason && !(cmd->flags & NEEDS_REQUEST_OPTIONS))
                 return ctl_usage("--reason is for request and hold, not %s", cmd->name);
         if (has_timeout && !streq(cmd->name, "request"))
