@@ -9,6 +9,7 @@
 
 #include "device.h"
 #include "macro.h"
+#include "qos-binding.h"
 
 static const char *const mode_table[_DF_MODE_MAX] = {
         [DF_MODE_GOVERN] = "govern",
@@ -17,8 +18,13 @@ static const char *const mode_table[_DF_MODE_MAX] = {
 
 DEFINE_STRING_TABLE(df_mode, enum df_mode, mode_table, _DF_MODE_MAX, _DF_MODE_INVALID)
 
+static void refresh(struct df_device *d);
+
 static void device_changed(struct df_device *d) {
         d->dirty = true;
+        /* At once, not at the next evaluation: the requests' binding time starts and stops now. */
+        if (d->started && df_opp_count_enabled(&d->opps) > 0)
+                refresh(d);
         if (d->event)
                 d->event(d, d->event_userdata);
 }
@@ -127,6 +133,7 @@ int df_device_start(struct df_device *d, uint64_t current, uint64_t now_usec) {
         d->target = current;
         d->dirty = true;
         d->started = true;
+        refresh(d);
         df_governor_start(&d->governor, current);
         return 0;
 }
@@ -233,32 +240,97 @@ static uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi) {
         return MIN(MAX(v, lo), hi);
 }
 
-/* kernel: devfreq_get_freq_range(), current mainline "clamp" form: the ceiling wins. */
+/* The lowest and highest enabled points (latency aside); false if none is enabled. */
+static bool enabled_span(const struct df_device *d, uint64_t *ret_lo, uint64_t *ret_hi) {
+        bool any = false;
+
+        for (size_t i = 0; i < d->opps.n; i++)
+                if (d->opps.opps[i].enabled) {
+                        if (!any)
+                                *ret_lo = d->opps.opps[i].freq;
+                        *ret_hi = d->opps.opps[i].freq;
+                        any = true;
+                }
+        return any;
+}
+
+/* The ceiling of every bound but the points: administrator, QoS aggregate, other tools. */
+static uint64_t bound_ceiling(const struct df_device *d, uint64_t qos_max) {
+        uint64_t ceiling = MIN(d->admin_max, qos_max);
+
+        if (d->mode == DF_MODE_CLAMP && !d->override_limits)
+                ceiling = MIN(ceiling, d->outer_max);
+        return ceiling;
+}
+
+/*
+ * kernel: devfreq_get_freq_range(), current mainline "clamp" form: the ceiling wins. The range
+ * within points lo..hi, the floor raised from `base` (the lowest usable point, which is lo
+ * unless a ceiling below every usable point set the latency aggregate aside), with the QoS
+ * aggregates qos_min and qos_max.
+ */
+static void range_of(
+        const struct df_device *d, uint64_t lo, uint64_t hi, uint64_t base, uint64_t qos_min,
+        uint64_t qos_max, uint64_t *ret_min, uint64_t *ret_max) {
+        uint64_t floor = MAX(MAX(base, d->admin_min), qos_min);
+
+        if (d->mode == DF_MODE_CLAMP && !d->override_limits)
+                floor = MAX(floor, d->outer_min);
+        *ret_max = clamp_u64(MIN(hi, bound_ceiling(d, qos_max)), lo, hi);
+        *ret_min = clamp_u64(floor, lo, *ret_max);
+}
+
+/* Whether a usable point lacks among the enabled ones in min..max: the latency aggregate took it. */
+static bool latency_takes(const struct df_device *d, uint64_t min, uint64_t max) {
+        size_t enabled = 0, usable = 0;
+
+        for (size_t i = 0; i < d->opps.n; i++)
+                enabled += d->opps.opps[i].enabled && d->opps.opps[i].freq >= min &&
+                        d->opps.opps[i].freq <= max;
+        for (size_t i = 0; i < d->n_usable; i++)
+                usable += d->usable[i] >= min && d->usable[i] <= max;
+        return usable < enabled;
+}
+
+/*
+ * Which QoS aggregates decide the range (DESIGN "Blame"): without the min aggregate the floor
+ * would be lower, without the max aggregate the ceiling higher, without the latency aggregate a
+ * point of the range would be usable. `overridden`: a ceiling below every usable point set the
+ * latency aggregate aside.
+ */
+static void
+settle_binding(struct df_device *d, uint64_t base, uint64_t qos_min, uint64_t qos_max, bool overridden) {
+        uint64_t lo = d->usable[0], hi = d->usable[d->n_usable - 1], min, max;
+
+        range_of(d, lo, hi, base, 0, qos_max, &min, &max);
+        df_qos_binding_decides(&d->qos, DF_QOS_MIN_FREQUENCY, d->eff_min > min);
+        range_of(d, lo, hi, base, qos_min, UINT64_MAX, &min, &max);
+        df_qos_binding_decides(&d->qos, DF_QOS_MAX_FREQUENCY, d->eff_max < max);
+        if (!overridden && enabled_span(d, &lo, &hi))
+                range_of(d, lo, hi, lo, qos_min, qos_max, &min, &max);
+        df_qos_binding_decides(
+                &d->qos, DF_QOS_LATENCY,
+                !overridden && df_qos_count(&d->qos, DF_QOS_LATENCY) > 0 && latency_takes(d, min, max));
+}
+
 static void refresh(struct df_device *d) {
-        uint64_t floor, ceiling, lo, hi;
+        uint64_t qos_min, qos_max, base;
+        bool overridden = false;
 
         if (!d->dirty)
                 return;
 
+        qos_min = df_qos_read_value(&d->qos, DF_QOS_MIN_FREQUENCY);
+        qos_max = df_qos_read_value(&d->qos, DF_QOS_MAX_FREQUENCY);
         d->n_usable = collect_usable(d, d->usable);
-        lo = d->usable[0];
-        hi = d->usable[d->n_usable - 1];
-        floor = MAX(MAX(lo, d->admin_min), df_qos_read_value(&d->qos, DF_QOS_MIN_FREQUENCY));
-        ceiling = MIN(MIN(hi, d->admin_max), df_qos_read_value(&d->qos, DF_QOS_MAX_FREQUENCY));
-        if (d->mode == DF_MODE_CLAMP && !d->override_limits) {
-                floor = MAX(floor, d->outer_min);
-                ceiling = MIN(ceiling, d->outer_max);
-        }
-
+        base = d->usable[0];
         /* A ceiling below every usable point wins over the latency aggregate. */
-        if (ceiling < lo && df_qos_count(&d->qos, DF_QOS_LATENCY) > 0) {
+        if (bound_ceiling(d, qos_max) < base && df_qos_count(&d->qos, DF_QOS_LATENCY) > 0) {
                 d->n_usable = collect_enabled(d, d->usable);
-                lo = d->usable[0];
-                hi = d->usable[d->n_usable - 1];
+                overridden = true;
         }
-
-        d->eff_max = clamp_u64(ceiling, lo, hi);
-        d->eff_min = clamp_u64(floor, lo, d->eff_max);
+        range_of(d, d->usable[0], d->usable[d->n_usable - 1], base, qos_min, qos_max, &d->eff_min, &d->eff_max);
+        settle_binding(d, base, qos_min, qos_max, overridden);
         d->dirty = false;
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Binding time of QoS requests: credited when the top of a list changes. */
+/* Binding time of QoS requests: credited when the top of a list changes, or when its aggregate
+ * starts or stops deciding the device's range. */
 
 #include <stdbool.h>
 #include <time.h>
@@ -26,11 +27,18 @@ void df_qos_binding_settle(struct df_qos *q, enum df_qos_type type) {
 
         if (!b->clock || type < 0 || type >= _DF_QOS_TYPE_MAX)
                 return;
-        top = df_heap_peek(&q->lists[type]);
+        top = b->outranked[type] ? NULL : df_heap_peek(&q->lists[type]);
         if (top == b->binder[type])
                 return;
         credit(b, type, b->clock());
         b->binder[type] = top;
+}
+
+void df_qos_binding_decides(struct df_qos *q, enum df_qos_type type, bool decides) {
+        if (type < 0 || type >= _DF_QOS_TYPE_MAX || q->binding.outranked[type] == !decides)
+                return;
+        q->binding.outranked[type] = !decides;
+        df_qos_binding_settle(q, type);
 }
 
 void df_qos_binding_stop(struct df_qos *q) {

@@ -44,6 +44,8 @@ struct df_qos_binding {
         df_qos_clock_t clock; /* µs; NULL: no accounting */
         struct df_qos_request *binder[_DF_QOS_TYPE_MAX];
         uint64_t since[_DF_QOS_TYPE_MAX];
+        /* The aggregate decides nothing now (another bound sets the device's range): no binder. */
+        bool outranked[_DF_QOS_TYPE_MAX];
 };
 
 struct df_qos {

@@ -2,7 +2,7 @@
 # Blame: binding time on a hand-built scenario (two floor requests, the higher binding for a
 # measured interval, then removed: the other binds from then on), BindingTime growing while a
 # request binds, the ring of ended requests keeping exactly 64, privacy for a caller that is not
-# root, and devfreqctl blame (table and --json).
+# root, devfreqctl blame (table and --json), and a ceiling that lowers nothing not binding.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/bus-lib.sh"
@@ -173,6 +173,22 @@ is "the rule's cap is in GetBlame, public" "$(rows 'print([(e[1], e[2], e[4], e[
         "[('max-frequency', 0, 'thermal gpu-hot', 'thermal gpu-hot', 400000000)]"
 within "its binding time is the time it capped, within one of its polls" \
         "$(rows 'print([e[7] for e in r if e[4] == "thermal gpu-hot"][0])')" $((t5 - t4b - 50000)) $((t5b - t4 + 50000))
+
+# ================================================================ only a request that decides binds
+# A ceiling at the highest point lowers nothing; one at 400 MHz does.
+out=$(client_cmd B add gpu max-frequency 800000000 '{"reason": ["s", "no ceiling"]}')
+like "B adds a ceiling at the highest point" "$out" "^ok $manager_path/request/[0-9]+$"
+req_top=${out#ok }
+sleep 0.3
+is "a ceiling that lowers nothing does not bind" "$(binding_of "$req_top")" 0
+out=$(client_cmd B add gpu max-frequency 400000000 '{"reason": ["s", "real ceiling"]}')
+like "B adds a ceiling of 400 MHz" "$out" "^ok $manager_path/request/[0-9]+$"
+req_low=${out#ok }
+sleep 0.3
+c1=$(binding_of "$req_low")
+check "a ceiling below the highest point binds ($c1 µs)" test "$c1" -gt 0
+is "... and the one at the top still does not" "$(binding_of "$req_top")" 0
+is "B removes both" "$(client_cmd B remove "$req_low")$(client_cmd B remove "$req_top")" "okok"
 
 client_stop A
 client_stop B

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Binding time of QoS requests on a fake clock (credited when the top of a list changes: add,
- * update, remove, moves between lists, the end of the lists) and the ring of ended requests. */
+ * update, remove, moves between lists, the end of the lists; on a device, only while the
+ * aggregate decides the range) and the ring of ended requests. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "blame.h"
+#include "device.h"
 #include "macro.h"
 #include "qos-binding.h"
 #include "qos.h"
@@ -111,6 +113,99 @@ START_TEST(test_no_clock_reads_without_a_change_of_top) {
 }
 END_TEST
 
+/* 100..500 MHz, latencies 5000, 2000, 1000, 500, 500 µs, on the fake clock. */
+static struct df_device *device(void) {
+        static const uint32_t lat[] = { 5000, 2000, 1000, 500, 500 };
+        struct df_device *d;
+
+        ck_assert_int_eq(df_device_new("gpu", DF_MODE_GOVERN, &d), 0);
+        for (unsigned i = 0; i < ELEMENTSOF(lat); i++)
+                ck_assert_int_eq(df_opp_add(&d->opps, (i + 1) * 100 * MHZ, 0, lat[i]), 1);
+        ck_assert_int_eq(df_device_start(d, 100 * MHZ, 0), 0);
+        fake_now = 1000;
+        df_qos_set_clock(&d->qos, fake_clock);
+        return d;
+}
+
+/* A floor binds only while it raises the device's floor: not below the lowest point, not under
+ * a higher administrator's floor. */
+START_TEST(test_floor_binds_while_it_decides) {
+        struct df_device *d = device();
+        struct df_qos_request min = {};
+
+        ck_assert_int_eq(df_qos_add_request(&d->qos, &min, DF_QOS_MIN_FREQUENCY, 50 * MHZ), 1);
+        fake_now += 100;
+        ck_assert(!df_qos_request_binds(&min));
+        ck_assert_uint_eq(df_qos_binding_time(&min), 0);
+        ck_assert_int_eq(df_qos_update_request(&min, 300 * MHZ), 1);
+        fake_now += 100;
+        ck_assert_uint_eq(df_qos_binding_time(&min), 100);
+        df_device_set_admin_range(d, 400 * MHZ, UINT64_MAX);
+        fake_now += 50;
+        ck_assert(!df_qos_request_binds(&min));
+        ck_assert_uint_eq(df_qos_binding_time(&min), 100);
+        df_device_set_admin_range(d, 0, UINT64_MAX);
+        fake_now += 20;
+        ck_assert_uint_eq(df_qos_binding_time(&min), 120);
+        /* Even against a lower ceiling it holds the floor up (at the ceiling). */
+        df_device_set_admin_range(d, 0, 200 * MHZ);
+        fake_now += 5;
+        ck_assert_uint_eq(df_qos_binding_time(&min), 125);
+        ck_assert_int_eq(df_qos_remove_request(&min), 1);
+        ck_assert_uint_eq(min.bound_usec, 125);
+        df_device_free(d);
+}
+END_TEST
+
+/* A ceiling binds only while it lowers the device's ceiling: not above the highest usable point,
+ * which a thermal cap lowers. */
+START_TEST(test_ceiling_binds_while_it_decides) {
+        struct df_device *d = device();
+        struct df_qos_request max = {};
+
+        ck_assert_int_eq(df_qos_add_request(&d->qos, &max, DF_QOS_MAX_FREQUENCY, 600 * MHZ), 1);
+        fake_now += 100;
+        ck_assert_uint_eq(df_qos_binding_time(&max), 0);
+        ck_assert_int_eq(df_qos_update_request(&max, 400 * MHZ), 1);
+        fake_now += 100;
+        ck_assert_uint_eq(df_qos_binding_time(&max), 100);
+        ck_assert_int_eq(df_device_set_thermal_cap(d, 350 * MHZ), 1); /* 400 and 500 MHz go */
+        fake_now += 100;
+        ck_assert(!df_qos_request_binds(&max));
+        ck_assert_uint_eq(df_qos_binding_time(&max), 100);
+        ck_assert_int_eq(df_device_set_thermal_cap(d, 0), 1);
+        fake_now += 10;
+        ck_assert_uint_eq(df_qos_binding_time(&max), 110);
+        ck_assert_int_eq(df_qos_remove_request(&max), 1);
+        df_device_free(d);
+}
+END_TEST
+
+/* A latency request binds while it takes points from the range; a ceiling below every point it
+ * leaves sets it aside. */
+START_TEST(test_latency_binds_while_it_takes_points) {
+        struct df_device *d = device();
+        struct df_qos_request lat = {}, max = {};
+
+        ck_assert_int_eq(df_qos_add_request(&d->qos, &lat, DF_QOS_LATENCY, 10000), 1);
+        fake_now += 100;
+        ck_assert_uint_eq(df_qos_binding_time(&lat), 0);       /* every point meets it */
+        ck_assert_int_eq(df_qos_update_request(&lat, 600), 1); /* 400 and 500 MHz */
+        fake_now += 100;
+        ck_assert_uint_eq(df_qos_binding_time(&lat), 100);
+        ck_assert_int_eq(df_qos_add_request(&d->qos, &max, DF_QOS_MAX_FREQUENCY, 250 * MHZ), 1);
+        fake_now += 100;
+        ck_assert(!df_qos_request_binds(&lat));
+        ck_assert_uint_eq(df_qos_binding_time(&lat), 100);
+        ck_assert_uint_eq(df_qos_binding_time(&max), 100);
+        ck_assert_int_eq(df_qos_remove_request(&max), 1);
+        fake_now += 1;
+        ck_assert_uint_eq(df_qos_binding_time(&lat), 101);
+        ck_assert_int_eq(df_qos_remove_request(&lat), 1);
+        df_device_free(d);
+}
+END_TEST
+
 START_TEST(test_ring_keeps_64) {
         struct df_blame_ring r = {};
         char reason[32], command[] = "cmd";
@@ -147,6 +242,11 @@ static Suite *blame_suite(void) {
         tcase_add_test(tc, test_update_moves_the_top);
         tcase_add_test(tc, test_moved_between_lists);
         tcase_add_test(tc, test_no_clock_reads_without_a_change_of_top);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("deciding");
+        tcase_add_test(tc, test_floor_binds_while_it_decides);
+        tcase_add_test(tc, test_ceiling_binds_while_it_decides);
+        tcase_add_test(tc, test_latency_binds_while_it_takes_points);
         suite_add_tcase(s, tc);
         tc = tcase_create("ring");
         tcase_add_test(tc, test_ring_keeps_64);
