@@ -105,6 +105,7 @@ struct manager *manager_free(struct manager *m) {
         free(m->runtime_dir);
         free(m->state_dir);
         free(m->profile);
+        free(m->reload_error);
         free(m);
         return NULL;
 }
@@ -291,12 +292,17 @@ int manager_reload(struct manager *m, char **ret_error) {
         if (r < 0) {
                 log_error("Reloading the configuration failed; the old one stays in force:");
                 log_errors(&errors);
+                free(m->reload_error);
+                m->reload_error = strdup(errors.n > 0 ? errors.messages[0] : strerror(-r));
                 if (ret_error)
                         *ret_error = r == -ENOMEM ? strdup("out of memory") : errors_join(&errors);
                 df_config_errors_done(&errors);
                 return r;
         }
         df_config_errors_done(&errors);
+
+        free(m->reload_error);
+        m->reload_error = NULL;
 
         /* From here on nothing can fail for configuration reasons. */
         activate = calloc(n_fresh ? n_fresh : 1, sizeof(*activate));
@@ -346,9 +352,12 @@ char *manager_status(const struct manager *m) {
                 govern += m->devices[i]->dev->mode == DF_MODE_GOVERN;
                 polling += m->devices[i]->group != NULL;
         }
+        /* A failed reload stays in the status (systemctl status) until one succeeds. */
         if (asprintf(
-                    &s, "%s%zu devices (%zu govern, %zu clamp), %zu polling", m->dry_run ? "Dry run: " : "",
-                    m->n_devices, govern, m->n_devices - govern, polling) < 0)
+                    &s, "%s%zu devices (%zu govern, %zu clamp), %zu polling%s%s",
+                    m->dry_run ? "Dry run: " : "", m->n_devices, govern, m->n_devices - govern, polling,
+                    m->reload_error ? "; reload failed, the previous configuration runs: " : "",
+                    strempty(m->reload_error)) < 0)
                 return NULL;
         return s;
 }

@@ -221,6 +221,7 @@ struct manager {
 
         char *profile; /* the active profile, NULL for none */
         enum manager_profile_source profile_source;
+        char *reload_error; /* the first error of the last reload when it failed, for the status */
 
         const struct manager_listener *listener;
         void *listener_userdata;

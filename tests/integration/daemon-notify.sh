@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # sd_notify: READY=1 with a STATUS= line once the devices are attached and the name is owned;
-# RELOADING=1 then READY=1 around a SIGHUP reload (good or broken file); STOPPING=1 at SIGTERM.
+# RELOADING=1 then READY=1 around a SIGHUP reload (good or broken file: a failed one stays in
+# STATUS= until a reload succeeds); STOPPING=1 at SIGTERM.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -43,6 +44,8 @@ echo 'bogus line' >>"$tmp/devfreqd.conf"
 kill -HUP "$daemon_pid"
 check "broken file: READY=1 again" wait_until 10 grep -q '^READY=1' "$notify_log"
 like "... after RELOADING=1" "$(messages | tr '\n' '#')" '^RELOADING=1[^#]*#READY=1'
+like "... its STATUS= says the reload failed, and where" "$(messages | tr '\n' '#')" \
+        "#READY=1\\|STATUS=1 devices \\(1 govern, 0 clamp\\), 0 polling; reload failed, the previous configuration runs: $tmp/devfreqd.conf:[0-9]+: [^#]+#\$"
 
 # Reload() over the bus reloads like SIGHUP, so it is announced the same way.
 sed -i '/^bogus line$/d' "$tmp/devfreqd.conf"
@@ -50,6 +53,8 @@ sed -i '/^bogus line$/d' "$tmp/devfreqd.conf"
 bctl call org.devfreqd.Devfreq1 /org/devfreqd/Devfreq1 org.devfreqd.Devfreq1.Manager Reload
 check "Reload(): READY=1 again" wait_until 10 grep -q '^READY=1' "$notify_log"
 like "... after RELOADING=1" "$(messages | tr '\n' '#')" '^RELOADING=1[^#]*#READY=1\|STATUS=[^#]+#$'
+like "... and a good reload clears the failure from STATUS=" "$(messages | tr '\n' '#')" \
+        '#READY=1\|STATUS=1 devices \(1 govern, 0 clamp\), 0 polling#$'
 
 # SIGTERM.
 : >"$notify_log"
