@@ -63,8 +63,13 @@ int state_load(const char *state_dir, bool read_only, struct state **ret) {
                 return 0;
         }
         if (r < 0) {
-                /* Losing remembered choices is better than not starting. */
-                log_warning_errno(r, "Failed to read %s, starting without saved choices: %m", s->file);
+                /* Starting without the remembered choices is better than not starting; writing over
+                 * them with this run's choices would lose them for good, so this run saves none. */
+                log_warning_errno(
+                        r,
+                        "Failed to read %s, starting without saved choices and leaving the file as it is: %m",
+                        s->file);
+                s->read_only = true;
                 *ret = s;
                 return 0;
         }

@@ -2,7 +2,8 @@
 # What a crash, a hostile file or a changed configuration must not do: reload after persisted
 # choices met changed values (once a use-after-free), crash recovery before a mode change, the
 # userspace governor's frequency restored, failed restores kept, untrusted records refused, the
-# file modes, and no write when the originals cannot be saved.
+# file modes, no write when the originals cannot be saved, and a state file that cannot be read
+# left as it is.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -194,5 +195,22 @@ EOF
 else
         skip "originals that cannot be saved: needs root and mount namespaces (unshare --mount)"
 fi
+
+# ---------------------------------------------------------------- a state file that cannot be read
+# Over 16 MiB: read_file() refuses it (EFBIG). Its choices are not applied, and this run's choices
+# must not replace them.
+gpu_config
+mkdir -p "$tmp/state"
+truncate -s 17M "$tmp/state/state"
+sum_state=$(md5sum <"$tmp/state/state")
+start_daemon
+check "an unreadable state file: the daemon starts" daemon_alive
+check "... and says so" wait_until 5 grep -q "starting without saved choices and leaving the file as it is" "$daemon_log"
+dcall gpu SetTunable su upthreshold 70
+like "... a choice still applies" "$(prop gpu Tunables)" '"upthreshold" 70'
+is "... but the file is left as it was" "$(md5sum <"$tmp/state/state")" "$sum_state"
+stop_daemon
+is "... and the daemon exits 0" "$daemon_status" 0
+rm -f "$tmp/state/state"
 
 tap_done
