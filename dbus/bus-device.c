@@ -458,6 +458,12 @@ static int method_add_request(sd_bus_message *m, void *userdata, sd_bus_error *e
         if (r >= 0) {
                 r = sd_bus_reply_method_return(m, "o", q->path);
                 request_announce(q);
+                /* A caller that never got the path could not remove the request: it goes now. */
+                if (r < 0) {
+                        log_warning_errno(
+                                r, "%s: cannot reply to AddRequest, removing its request: %m", d->name);
+                        request_drop(q, true);
+                }
         }
         bus_batch_commit(bus_of(d));
         return r;
