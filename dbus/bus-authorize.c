@@ -29,7 +29,7 @@ struct auth_check {
 
 static void check_free(struct auth_check *c) {
         struct bus *b = c->bus;
-        struct client *client = client_get(b, c->sender, false);
+        struct client *client = client_find(b, c->sender);
 
         if (c->prev)
                 c->prev->next = c->next;
@@ -135,9 +135,9 @@ start_polkit_check(struct bus *b, sd_bus_message *m, uint32_t uid, const char *a
         r = check_room(b, uid, error);
         if (r < 0)
                 return r;
-        client = client_get(b, sender, true);
-        if (!client)
-                return -ENOMEM;
+        r = client_acquire(b, sender, &client);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Cannot follow %s on the bus: %m", sender);
         c = calloc(1, sizeof(*c));
         if (!c) {
                 client_release_if_unused(client);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Clients: one record per bus connection holding requests or awaiting a check, with one
- * sd_bus_track (one match rule on the bus) that drops all its requests when it leaves; and a
- * small cache of callers' credentials. */
+/* Clients: one record per bus connection holding requests or awaiting a check, whose requests
+ * all go when it leaves the bus (one match rule for every client: the bus driver's
+ * NameOwnerChanged of a name lost); and a small cache of callers' credentials. */
 
 #include <errno.h>
 #include <stdlib.h>
@@ -21,15 +21,13 @@ static void client_free(struct client *c) {
                 b->clients = c->next;
         if (c->next)
                 c->next->prev = c->prev;
-        sd_bus_track_unref(c->track);
         free(c->command);
         free(c->unit);
         free(c->name);
         free(c);
 }
 
-static int on_client_gone(sd_bus_track *t, void *userdata) {
-        struct client *c = userdata;
+static void client_gone(struct client *c) {
         size_t n = c->n_requests;
 
         /* Hold the record while its requests and checks go (the last drop would free it). */
@@ -41,48 +39,70 @@ static int on_client_gone(sd_bus_track *t, void *userdata) {
         /* Gone for good: no idle record is kept for it. */
         if (c->n_requests == 0 && c->n_pending == 0)
                 client_free(c);
+}
+
+/* The bus driver says a unique name left: if it was a client, its requests and checks go. */
+static int on_name_lost(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        struct bus *b = userdata;
+        const char *name, *old_owner, *new_owner;
+        struct client *c;
+
+        if (!signal_from_driver(b, m))
+                return 0;
+        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0 || *new_owner || name[0] != ':')
+                return 0;
+        c = client_find(b, name);
+        if (c)
+                client_gone(c);
         return 0;
 }
 
-struct client *client_get(struct bus *b, const char *name, bool create) {
-        struct client *c;
-        int r;
+int clients_watch_start(struct bus *b) {
+        /* On a peer-to-peer connection the one peer is the connection: it leaves with it. */
+        if (sd_bus_is_bus_client(b->bus) <= 0)
+                return 0;
+        /* One rule for all: a rule per client would end at the bus's limit of rules per connection
+         * (512 on the system bus), where sd-bus closes the connection whose rule is refused. */
+        return sd_bus_add_match(
+                b->bus, &b->clients_gone,
+                "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg2=''",
+                on_name_lost, b);
+}
 
-        for (c = b->clients; c; c = c->next)
-                if (streq(c->name, name)) {
-                        if (create && c->idle) {
-                                c->idle = 0;
-                                b->n_idle_clients--;
-                        }
+struct client *client_find(struct bus *b, const char *name) {
+        for (struct client *c = b->clients; c; c = c->next)
+                if (streq(c->name, name))
                         return c;
+        return NULL;
+}
+
+int client_acquire(struct bus *b, const char *name, struct client **ret) {
+        struct client *c = client_find(b, name);
+
+        if (c) {
+                if (c->idle) {
+                        c->idle = 0;
+                        b->n_idle_clients--;
                 }
-        if (!create)
-                return NULL;
+                *ret = c;
+                return 0;
+        }
         c = calloc(1, sizeof(*c));
         if (!c)
-                return NULL;
+                return -ENOMEM;
         c->bus = b;
         c->name = strdup(name);
         if (!c->name) {
                 free(c);
-                return NULL;
-        }
-        /* On a peer-to-peer connection the one peer is the connection: it leaves with it. */
-        r = sd_bus_is_bus_client(b->bus) > 0 ? sd_bus_track_new(b->bus, &c->track, on_client_gone, c) : 0;
-        if (r >= 0 && c->track)
-                r = sd_bus_track_add_name(c->track, name);
-        if (r < 0) {
-                log_warning_errno(r, "Cannot track %s: %m", name);
-                sd_bus_track_unref(c->track);
-                free(c->name);
-                free(c);
-                return NULL;
+                return -ENOMEM;
         }
         c->next = b->clients;
         if (b->clients)
                 b->clients->prev = c;
         b->clients = c;
-        return c;
+        *ret = c;
+        return 0;
 }
 
 void client_release_if_unused(struct client *c) {
@@ -91,8 +111,8 @@ void client_release_if_unused(struct client *c) {
 
         if (c->n_requests > 0 || c->n_pending > 0 || c->idle)
                 return;
-        /* Without a tracker (peer-to-peer) nothing would ever free an idle record. */
-        if (!c->track) {
+        /* Without the watch of names lost (peer-to-peer) nothing would ever free an idle record. */
+        if (!b->clients_gone) {
                 client_free(c);
                 return;
         }

@@ -69,7 +69,6 @@ struct request {
 struct client {
         struct bus *bus;
         char *name; /* unique name */
-        sd_bus_track *track;
         struct request *requests;
         size_t n_requests;
         size_t n_pending; /* authorization checks in flight */
@@ -81,9 +80,9 @@ struct client {
         struct client *prev, *next;
 };
 
-/* Idle clients whose records (and trackers) are kept, so a client that adds and removes requests
- * in turn does not cost a match rule added, a synchronous name lookup and a match rule removed on
- * every cycle. The oldest idle record goes first; a record goes anyway when its client leaves. */
+/* Idle clients whose records are kept, so a client that adds and removes requests in turn is not
+ * described again (its command and unit) on every cycle. The oldest idle record goes first; a
+ * record goes anyway when its client leaves. */
 #define IDLE_CLIENTS_MAX 32
 
 /* Credentials seen for a unique name (never reused on a bus), kept in a small cache. */
@@ -102,7 +101,8 @@ struct bus {
         bus_lost_t lost;
         void *lost_userdata;
         sd_bus_slot *disconnected;
-        bool devices_changed; /* a device was added or removed since Devices was last announced */
+        sd_bus_slot *clients_gone; /* NameOwnerChanged of names lost (dbus/bus-client.c), NULL peer-to-peer */
+        bool devices_changed;      /* a device was added or removed since Devices was last announced */
         /* Set by bus-service.c, so that the files below it need not call up: the device interface's
          * vtable (for the changes' signals), and what goes when a client leaves the bus. */
         const sd_bus_vtable *device_vtable;
@@ -242,7 +242,12 @@ int method_get_blame(sd_bus_message *m, void *userdata, sd_bus_error *error);
 /* The sender of a peer-to-peer connection's messages (there is no broker to name it). */
 #define PEER_SENDER ""
 const char *message_sender(sd_bus_message *m);
-struct client *client_get(struct bus *b, const char *name, bool create);
+/* The record of a bus name, NULL if it has none. */
+struct client *client_find(struct bus *b, const char *name);
+/* The record of a bus name, made if it has none (it goes when the name leaves the bus). */
+int client_acquire(struct bus *b, const char *name, struct client **ret);
+/* Watch the bus driver for names lost, the clients' among them (nothing on a peer-to-peer bus). */
+int clients_watch_start(struct bus *b);
 void client_release_if_unused(struct client *c);
 /* The requests held by all connections of one uid. */
 size_t user_requests(struct bus *b, uint32_t uid);
@@ -261,7 +266,7 @@ void auth_checks_free_all(struct bus *b);
  * asks signal_from_driver(); a handler of a service's signal asks signal_from_owner() with the
  * watch of the service's name. Both drop the signal, with a rate-limited debug line, when its
  * sender is not the one. senders_filter_start() drops forged bus-driver signals before any match
- * (sd_bus_track's included) sees them.
+ * sees them.
  */
 typedef void (*name_owner_changed_t)(struct name_watch *w, const char *owner, void *userdata);
 int senders_filter_start(struct bus *b);

@@ -186,12 +186,12 @@ int request_add(
         r = sender_creds(b, m, &uid, &pid);
         if (r < 0)
                 return r;
-        r = check_limits(b, client_get(b, sender, false), uid, error);
+        r = check_limits(b, client_find(b, sender), uid, error);
         if (r < 0)
                 return r;
-        client = client_get(b, sender, true);
-        if (!client)
-                return -ENOMEM;
+        r = client_acquire(b, sender, &client);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Cannot follow %s on the bus: %m", sender);
         client->uid = uid;
         blame_describe_client(client, pid);
 

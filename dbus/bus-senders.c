@@ -69,7 +69,7 @@ bool signal_from_owner(struct bus *b, const struct name_watch *w, sd_bus_message
         return false;
 }
 
-/* Before any match (sd_bus_track's included) sees it: a signal that claims to be the bus driver's
+/* Before any match (the clients' watch included) sees it: a signal that claims to be the bus driver's
  * and is not. Returning 1 ends the message's processing here. */
 static int on_incoming_signal(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         struct bus *b = userdata;

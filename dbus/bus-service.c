@@ -166,6 +166,9 @@ static int bus_serve(struct bus *b, bool watch_polkit) {
         r = senders_filter_start(b);
         if (r < 0)
                 return log_error_errno(r, "Failed to install the filter of forged signals: %m");
+        r = clients_watch_start(b);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch for clients leaving the bus: %m");
         r = large_reads_start(b);
         if (r < 0)
                 return log_error_errno(r, "Failed to install the filter of large reads: %m");
@@ -264,6 +267,7 @@ struct bus *bus_free(struct bus *b) {
         b->polkit = name_watch_free(b->polkit);
         b->logind = name_watch_free(b->logind);
         sd_bus_slot_unref(b->disconnected);
+        sd_bus_slot_unref(b->clients_gone);
         if (b->bus) {
                 sd_bus_flush(b->bus);
                 sd_bus_detach_event(b->bus);
