@@ -524,11 +524,14 @@ int df_device_evaluate(struct df_device *d, uint64_t now_usec, struct df_evaluat
         if (r < 0) {
                 ev.error = r;
                 d->last_error = r;
-        } else {
-                if (ev.wrote) {
-                        d->applied = true;
-                        d->last_error = 0;
-                }
+                /* A failed write may have landed in part (one limit of a pinned frequency or of a
+                 * range), so what the node holds is not known: the next decision is written even
+                 * when it is the one in force, and in clamp mode with nothing to say the backend
+                 * is asked to give the limits back even when the device held none. */
+                d->applied = false;
+        } else if (ev.wrote) {
+                d->applied = true;
+                d->last_error = 0;
         }
         if (ret)
                 *ret = ev;

@@ -86,7 +86,7 @@ struct df_device {
         uint64_t interval_usec;
 
         bool started;
-        bool applied;       /* something reached the backend successfully since start */
+        bool applied;       /* false: the next evaluation writes (start, a failed write, forced) */
         uint64_t current;   /* the frequency in force (govern: last applied) */
         uint64_t target;    /* last TargetFrequency */
         uint64_t range_min; /* clamp mode: endpoints last written */
@@ -163,12 +163,13 @@ unsigned df_device_load(const struct df_device *d);
  * One evaluation. A poll calls df_device_set_sample() first; an event reuses the last sample.
  * Returns 1 when the applied point (or, in clamp mode, the range) changed, 0 when nothing
  * changed, or the backend's negative errno: the decision stands, last_error is set, and the
- * write is retried at the next evaluation. `ret` may be NULL.
+ * next evaluation writes whatever it decides, a decision equal to the one in force included (the
+ * failed write may have landed in part). `ret` may be NULL.
  */
 int df_device_evaluate(struct df_device *d, uint64_t now_usec, struct df_evaluation *ret);
 
 /* Make the next evaluation write even when its decision is unchanged (a foreign writer changed
- * the node, or the kernel governor had to be selected again). */
+ * the node, or the kernel governor had to be selected again); a failed write does it itself. */
 void df_device_force_write(struct df_device *d);
 
 /* Set the OPP's admin flag; disabling the last enabled point is -EBUSY. 1 changed, 0 not. */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Faults: write errors keep the device at its last good frequency, show in the log and in
-# LastError, and the next evaluation after the fault is gone writes; a foreign write is detected,
+# LastError, and the next evaluation after the fault is gone writes, even a decision back at that
+# frequency (a pin whose second limit failed is made whole); a foreign write is detected,
 # logged with both values and overwritten; a removed device directory detaches the device.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -94,6 +95,33 @@ for e in EBUSY EIO EINVAL ENODEV; do
         "$setload" --percent "$dmc_load" 10
         await "dmc goes back down" 5 dmc_at 200000000
 done
+
+# A pin written half-way: going up, max_freq lands and min_freq fails, which leaves the kernel's own
+# governor free between 200 and 800 MHz. The load falls while the fault lasts, so the decision is
+# 200 MHz again, the frequency devfreqd last applied: a failed write makes the next evaluation write
+# whatever it decides, so once the fault is gone the pin is whole again.
+mark=$(wc -l <"$daemon_log")
+echo "${dmc#/}/min_freq EBUSY" >"$faults"
+"$setload" --percent "$dmc_load" 100
+await "dmc, EBUSY on min_freq going up: LastError says so" 5 \
+        error_has dmc "write $dmc/min_freq: ${text[EBUSY]}"
+is "dmc, half pinned: max_freq raised, min_freq not" "$(kread "$dmc/min_freq") $(kread "$dmc/max_freq")" \
+        "200000000 800000000"
+is "dmc, half pinned: CurrentFrequency stays at the last good 200 MHz" \
+        "$(prop dmc CurrentFrequency)" 200000000
+"$setload" --percent "$dmc_load" 10
+target_is() { [[ $(prop dmc TargetFrequency) == "$1" ]]; }
+await "dmc, the load falls while the fault lasts: the decision is 200 MHz again" 5 target_is 200000000
+rm -f "$faults"
+if wait_until 5 dmc_at 200000000; then
+        ok "dmc, fault removed: pinned at 200 MHz again (min_freq, max_freq and CurrentFrequency)"
+else
+        not_ok "dmc, fault removed: pinned at 200 MHz again (min_freq, max_freq and CurrentFrequency)"
+        diag "min_freq $(kread "$dmc/min_freq"), max_freq $(kread "$dmc/max_freq")," \
+                "CurrentFrequency $(prop dmc CurrentFrequency): the decision equal to the frequency last" \
+                "applied was not written again after the failed write"
+fi
+contains "... and the log says writing works again" "$(log_since "$mark")" "dmc: writing works again"
 
 # --- a foreign writer changes set_freq behind the daemon's back
 gpu_load 10

@@ -21,7 +21,8 @@ struct fake {
         uint64_t min, max;
         unsigned releases; /* release_range calls that gave held limits back */
         bool held;
-        int fail; /* negative errno returned by the next calls */
+        int fail;  /* negative errno returned by the next calls */
+        bool half; /* a failing set_range lands one of the two limits: the node holds them */
 };
 
 static int fake_set_frequency(void *userdata, uint64_t freq, uint64_t previous) {
@@ -38,8 +39,10 @@ static int fake_set_frequency(void *userdata, uint64_t freq, uint64_t previous) 
 static int fake_set_range(void *userdata, uint64_t min, uint64_t max) {
         struct fake *f = userdata;
 
-        if (f->fail)
+        if (f->fail) {
+                f->held = f->held || f->half;
                 return f->fail;
+        }
         f->range_writes++;
         f->min = min;
         f->max = max;
@@ -349,6 +352,73 @@ START_TEST(test_write_failure_retried) {
 }
 END_TEST
 
+/* A failed write may have changed part of the node (one limit of a pinned pair): the next
+ * evaluation writes, a decision back at the frequency in force included. */
+START_TEST(test_write_failure_forces_next_write) {
+        struct fake f = {};
+        struct df_device *d = make(DF_MODE_GOVERN, &df_governor_userspace, false, &f, 200 * MHZ);
+        struct df_evaluation ev;
+
+        ck_assert_int_eq(df_device_evaluate(d, 0, &ev), 0);
+        ck_assert_uint_eq(f.writes, 1);
+        df_governor_userspace_set(&d->governor, 400 * MHZ);
+        f.fail = -EBUSY;
+        ck_assert_int_eq(df_device_evaluate(d, 10 * MS, &ev), -EBUSY);
+        f.fail = 0;
+        df_governor_userspace_set(&d->governor, 200 * MHZ);
+        ck_assert_int_eq(df_device_evaluate(d, 20 * MS, &ev), 0); /* 200 MHz was in force: no change */
+        ck_assert(ev.wrote);
+        ck_assert_uint_eq(f.writes, 2);
+        ck_assert_uint_eq(f.freq, 200 * MHZ);
+        ck_assert_uint_eq(f.previous, 200 * MHZ);
+        ck_assert_int_eq(d->last_error, 0);
+        /* Written once, the same decision writes nothing again. */
+        ck_assert_int_eq(df_device_evaluate(d, 30 * MS, &ev), 0);
+        ck_assert(!ev.wrote);
+        ck_assert_uint_eq(f.writes, 2);
+        df_device_free(d);
+}
+END_TEST
+
+/* Clamp mode, the same rule: after a failed range write the next range is written even when it is
+ * the one held before, and limits a failed write left half-held are given back. */
+START_TEST(test_clamp_failure_forces_next_write) {
+        struct fake f = {};
+        struct df_device *d = make(DF_MODE_CLAMP, &df_governor_performance, false, &f, 300 * MHZ);
+        struct df_qos_request max = {}, min = {};
+
+        ck_assert_int_eq(df_qos_add_request(&d->qos, &max, DF_QOS_MAX_FREQUENCY, 300 * MHZ), 1);
+        ck_assert_int_eq(df_device_evaluate(d, 0, NULL), 1);
+        ck_assert_uint_eq(f.range_writes, 1);
+        ck_assert_int_eq(df_qos_update_request(&max, 400 * MHZ), 1);
+        f.fail = -EIO;
+        ck_assert_int_eq(df_device_evaluate(d, 1, NULL), -EIO);
+        f.fail = 0;
+        ck_assert_int_eq(df_qos_update_request(&max, 300 * MHZ), 1);
+        ck_assert_int_eq(df_device_evaluate(d, 2, NULL), 1);
+        ck_assert_uint_eq(f.range_writes, 2);
+        ck_assert_uint_eq(f.max, 300 * MHZ);
+        ck_assert_int_eq(df_qos_remove_request(&max), 1);
+        ck_assert_int_eq(df_device_evaluate(d, 3, NULL), 1);
+        ck_assert_uint_eq(f.releases, 1);
+
+        /* Nothing held; a floor's write lands half and fails; the floor ends: given back. */
+        ck_assert_int_eq(df_qos_add_request(&d->qos, &min, DF_QOS_MIN_FREQUENCY, 400 * MHZ), 1);
+        f.fail = -EIO;
+        f.half = true;
+        ck_assert_int_eq(df_device_evaluate(d, 4, NULL), -EIO);
+        ck_assert(f.held);
+        f.fail = 0;
+        ck_assert_int_eq(df_qos_remove_request(&min), 1);
+        ck_assert_int_eq(df_device_evaluate(d, 5, NULL), 1);
+        ck_assert_uint_eq(f.releases, 2);
+        ck_assert(!f.held);
+        ck_assert_int_eq(df_device_evaluate(d, 6, NULL), 0);
+        ck_assert_uint_eq(f.releases, 2);
+        df_device_free(d);
+}
+END_TEST
+
 START_TEST(test_clamp_mode_writes_endpoints) {
         struct fake f = {};
         struct df_device *d = make(DF_MODE_CLAMP, &df_governor_performance, false, &f, 300 * MHZ);
@@ -530,6 +600,7 @@ static Suite *device_suite(void) {
         tcase_add_test(tc, test_event_reuses_last_sample);
         tcase_add_test(tc, test_timed_sample);
         tcase_add_test(tc, test_write_failure_retried);
+        tcase_add_test(tc, test_write_failure_forces_next_write);
         tcase_add_test(tc, test_passive_follows_parent);
         suite_add_tcase(s, tc);
 
@@ -544,6 +615,7 @@ static Suite *device_suite(void) {
         tc = tcase_create("modes");
         tcase_add_test(tc, test_clamp_mode_writes_endpoints);
         tcase_add_test(tc, test_clamp_shares_limits);
+        tcase_add_test(tc, test_clamp_failure_forces_next_write);
         tcase_add_test(tc, test_start_rules);
         tcase_add_test(tc, test_mode_strings);
         suite_add_tcase(s, tc);
