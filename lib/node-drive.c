@@ -130,25 +130,30 @@ int df_node_prepare(struct df_node *n, enum df_mode mode) {
         return 0;
 }
 
-/* Both limits, in the order that keeps min <= max between the two writes. */
-static int write_range(struct df_node *n, uint64_t min, uint64_t max, bool max_first) {
+/* Both limits, in the order that keeps min <= max between the two writes. `ret_landed` (may be
+ * NULL) is set on failure too: the first write may have landed when the second failed. */
+static int write_range(struct df_node *n, uint64_t min, uint64_t max, bool max_first, bool *ret_landed) {
         uint64_t lo = to_node_units(n, min, ROUND_DOWN), hi = to_node_units(n, max, ROUND_UP);
-        int r;
+        bool landed = false;
+        int r = 0;
 
         n->has_written = false;
-        for (int step = 0; step < 2; step++) {
+        for (int step = 0; step < 2 && r >= 0; step++) {
                 if ((step == 0) == max_first) {
                         r = node_write_u64(n, n->max_fd, node_attrs(n)->max, hi);
-                        if (r < 0)
-                                return r;
-                        n->written_max = node_to_hz(n, hi);
+                        if (r >= 0)
+                                n->written_max = node_to_hz(n, hi);
                 } else {
                         r = node_write_u64(n, n->min_fd, node_attrs(n)->min, lo);
-                        if (r < 0)
-                                return r;
-                        n->written_min = node_to_hz(n, lo);
+                        if (r >= 0)
+                                n->written_min = node_to_hz(n, lo);
                 }
+                landed = landed || r >= 0;
         }
+        if (ret_landed)
+                *ret_landed = landed;
+        if (r < 0)
+                return r;
         n->has_written = true;
         return 0;
 }
@@ -172,14 +177,22 @@ static int node_set_frequency(void *userdata, uint64_t freq, uint64_t previous) 
                 return 0;
         case DF_DRIVE_PINNED:
                 /* Going up, raise max first; going down, lower min first. */
-                return write_range(n, freq, freq, freq > previous);
+                return write_range(n, freq, freq, freq > previous, NULL);
         default:
                 return -EOPNOTSUPP;
         }
 }
 
+/* A limit as found, in Hz: what the attribute shows while devfreqd has not written it. */
+static uint64_t found_hz(const struct df_node *n, const char *found) {
+        uint64_t v;
+
+        return df_safe_atou64(found, &v) >= 0 ? node_to_hz(n, v) : 0;
+}
+
 static int node_set_range(void *userdata, uint64_t min, uint64_t max) {
         struct df_node *n = userdata;
+        bool landed;
         uint64_t old_max;
         int r;
 
@@ -193,8 +206,15 @@ static int node_set_range(void *userdata, uint64_t min, uint64_t max) {
                 old_max = node_to_hz(n, old_max);
         else
                 old_max = UINT64_MAX;
-        r = write_range(n, min, max, min > old_max);
-        if (r >= 0)
+        /* Taking the limits, the one not written yet still shows what was found there. */
+        if (!n->limits_held) {
+                n->written_min = found_hz(n, n->found_min);
+                n->written_max = found_hz(n, n->found_max);
+        }
+        r = write_range(n, min, max, min > old_max, &landed);
+        /* Half a pair is held too: devfreqd's own limit is then told from another writer's, given
+         * back with the other, and never restored at exit in place of the limit found. */
+        if (r >= 0 || landed)
                 n->limits_held = true;
         return r;
 }

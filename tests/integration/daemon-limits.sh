@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Sharing min/max with the other writers of the limits (TLP, thermald, an administrator): in
 # clamp mode nothing is written without something to say, limits found are outer bounds, the
-# slot is given back when the last request ends, another writer's change is adopted, and
-# override-limits restores the replacing behaviour. Kill -9 and --restore still put back what
-# was there first.
+# slot is given back when the last request ends (after a write that failed half-way too),
+# another writer's change is adopted, and override-limits restores the replacing behaviour. Kill -9
+# and --restore still put back what was there first.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/bus-lib.sh"
@@ -93,6 +93,59 @@ is "... still in force after it" "$(kread "$gpu/max_freq")" 400000000
 check "... not taken for another writer's" bash -c "! tail -n +$((log_at + 1)) '$daemon_log' | grep -q 'by another writer'"
 client_stop r
 check "... and when it ends the cap that was there first is back" wait_until 10 gpu_max_is 600000000
+
+# ================================================================ a pair of limits written half-way
+# A floor of 400 MHz writes min_freq, then max_freq (the 600 MHz cap found), and that write fails.
+# The floor that landed is devfreqd's, not another writer's: it is given back when the request
+# ends, and when the daemon stops with it in place, the limits found before it are restored.
+faults=$root/fakekernel.faults
+gpu_range() { echo "$(kread "$gpu/min_freq") $(kread "$gpu/max_freq")"; }
+gpu_range_is() { [[ $(gpu_range) == "$1" ]]; }
+client_start h
+log_at=$(wc -l <"$daemon_log")
+echo "${gpu#/}/max_freq EIO" >"$faults"
+req=$(client_cmd h add ff9a0000.gpu min-frequency 400000000)
+like "a 400 MHz floor whose max_freq write fails" "$req" '^ok '
+req=${req#ok }
+is "... min_freq has the floor, max_freq the cap" "$(gpu_range)" "400000000 600000000"
+contains "... LastError names the write" "$(dget ff9a0000.gpu LastError)" \
+        "write $gpu/max_freq: Input/output error"
+rm -f "$faults"
+like "the request ends (the fault is gone)" "$(client_cmd h remove "$req")" '^ok'
+if wait_until 5 gpu_range_is "200000000 600000000"; then
+        ok "... the floor is given back: min_freq 200 MHz, max_freq the cap"
+else
+        not_ok "... the floor is given back: min_freq 200 MHz, max_freq the cap"
+        diag "min_freq max_freq: $(gpu_range) (devfreqd's own floor left in place)"
+fi
+gpu_props() {
+        local p
+        for p in "$@"; do dget ff9a0000.gpu "$p"; done | paste -sd' '
+}
+is "... the bus shows the range found, no request" \
+        "$(gpu_props MinFrequency MaxFrequency QosMinFrequency)" "200000000 600000000 0"
+check "... and its floor was not taken for another writer's" \
+        bash -c "! tail -n +$((log_at + 1)) '$daemon_log' | grep -q 'by another writer'"
+
+echo "${gpu#/}/max_freq EIO" >"$faults"
+like "the same floor and fault again" "$(client_cmd h add ff9a0000.gpu min-frequency 400000000)" '^ok '
+is "... min_freq has the floor" "$(gpu_range)" "400000000 600000000"
+rm -f "$faults"
+# recorded_limits: the gpu's min and max in the originals file; nothing without a record.
+recorded_limits() {
+        awk -F'\t' -v p="$gpu" '$1 == p { print $3, $4 }' "$tmp/run/originals" 2>/dev/null || true
+}
+is "... the originals file has the limits found: 200 MHz and the cap" "$(recorded_limits)" \
+        "200000000 600000000"
+log_at=$(wc -l <"$daemon_log")
+stop_daemon
+client_stop h
+is "a stop with the floor in place: exit status 0" "$daemon_status" 0
+is "... min_freq and max_freq are the originals again" "$(gpu_range)" "200000000 600000000"
+contains "... the log says so" "$(tail -n +$((log_at + 1)) "$daemon_log")" \
+        "ff9a0000.gpu: original settings restored"
+is "... and the record is gone with it" "$(recorded_limits)" ""
+start_daemon
 
 # ================================================================ kill -9 and --restore
 client_start d

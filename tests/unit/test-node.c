@@ -733,6 +733,36 @@ START_TEST(test_drive_clamp_order) {
 }
 END_TEST
 
+/* A pair written half-way: the limit that landed is devfreqd's, held, so it is neither taken for
+ * another writer's nor kept when the range is given back. */
+START_TEST(test_drive_clamp_half_written) {
+        struct fixture *f = fixture_devfreq(true);
+        int reader;
+
+        ck_assert_int_eq(df_node_prepare(f->n, DF_MODE_CLAMP), 0); /* found: 200 and 800 MHz */
+        reader = put_failing(f->root, GPU "/max_freq");
+        ck_assert_int_eq(df_node_prepare(f->n, DF_MODE_CLAMP), 0); /* keeps the FIFO open for writing */
+        ck_assert_int_eq(set_range(f, 400 * MHZ, 800 * MHZ), -ESPIPE);
+        assert_file(f->root, GPU "/min_freq", "400000000");
+        ck_assert(f->n->limits_held);
+        ck_assert_uint_eq(f->n->written_min, 400 * MHZ);
+        ck_assert_uint_eq(f->n->written_max, 800 * MHZ); /* not written: what was found there */
+        close(reader);
+        df_test_del(f->root, GPU "/max_freq");
+        df_test_put(f->root, GPU "/max_freq", "800000000\n");
+
+        ck_assert_int_eq(df_node_check_limits(f->n), 0);
+        ck_assert_str_eq(f->n->found_min, "200000000");
+        ck_assert_str_eq(f->n->found_max, "800000000");
+        /* Given back: the limits found, written as "no limit" at the hardware bounds. */
+        ck_assert_int_eq(df_node_backend_ops.release_range(f->n), 1);
+        assert_file(f->root, GPU "/min_freq", "0");
+        assert_file(f->root, GPU "/max_freq", "0");
+        ck_assert(!f->n->limits_held);
+        fixture_free(f);
+}
+END_TEST
+
 START_TEST(test_dry_run) {
         struct fixture *f = fixture_devfreq(true);
         struct df_originals o;
@@ -1078,6 +1108,7 @@ static Suite *suite(void) {
         tc = tcase_create("drive-clamp");
         tcase_add_test(tc, test_drive_clamp);
         tcase_add_test(tc, test_drive_clamp_order);
+        tcase_add_test(tc, test_drive_clamp_half_written);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("dry-run");
