@@ -36,7 +36,7 @@ static void snapshot(struct manager_device *d, struct device_published *p, bool 
         p->current = dev->mode == DF_MODE_GOVERN ? df_node_running(d->node, dev->current) : 0;
         p->error_serial = d->error_serial;
         p->mode = dev->mode;
-        p->thermal_cap = dev->thermal_cap;
+        p->thermal_cap = dev->opps.cap;
         if (!full)
                 return;
 

@@ -59,7 +59,7 @@ static void apply_caps(struct manager *m) {
                 struct manager_device *d = m->devices[i];
                 uint64_t cap = manager_thermal_cap_of(m, d->name);
 
-                if (cap == d->dev->thermal_cap)
+                if (cap == d->dev->opps.cap)
                         continue;
                 (void) df_device_set_thermal_cap(d->dev, cap);
                 manager_blame_thermal(m, d, cap);

@@ -206,7 +206,7 @@ PROPERTY_GETTER(property_get_last_error) {
 
 PROPERTY_GETTER(property_get_thermal_cap) {
         struct manager_device *d = userdata;
-        return sd_bus_message_append(reply, "t", d->dev->thermal_cap);
+        return sd_bus_message_append(reply, "t", d->dev->opps.cap);
 }
 
 /* --- methods --------------------------------------------------------------------------- */

@@ -559,6 +559,5 @@ int df_device_set_opp_enabled(struct df_device *d, uint64_t freq, bool enabled) 
 int df_device_set_thermal_cap(struct df_device *d, uint64_t cap) {
         assert(d);
 
-        d->thermal_cap = cap;
         return df_opp_set_cap(&d->opps, cap) > 0;
 }

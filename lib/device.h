@@ -67,8 +67,7 @@ struct df_device {
         uint64_t outer_min;
         uint64_t outer_max;
         bool override_limits;
-        bool holding;         /* clamp mode: the range written is in force (not given back) */
-        uint64_t thermal_cap; /* Hz: the points above it are disabled by the cap; 0 when none */
+        bool holding; /* clamp mode: the range written is in force (not given back) */
 
         const struct df_backend_ops *backend;
         void *backend_userdata;
@@ -176,5 +175,6 @@ void df_device_force_write(struct df_device *d);
 int df_device_set_opp_enabled(struct df_device *d, uint64_t freq, bool enabled);
 
 /* The lowest cap of the device's tripped thermal rules (0: none): df_opp_set_cap() on its table,
- * re-evaluated through the notifier like any OPP change. 1 when a point's availability flipped. */
+ * which keeps it (opps.cap), re-evaluated through the notifier like any OPP change. 1 when a
+ * point's availability flipped. */
 int df_device_set_thermal_cap(struct df_device *d, uint64_t cap);

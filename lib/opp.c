@@ -50,6 +50,48 @@ static size_t opp_bound(const struct df_opp_table *t, uint64_t f, bool upper) {
         return lo;
 }
 
+/* Availability from the two owners; a notification when it flips. 1 when it did. */
+static int update_availability(struct df_opp_table *t, struct df_opp *o) {
+        bool available = !o->disabled && !o->capped;
+
+        if (o->enabled == available)
+                return 0;
+        o->enabled = available;
+        notify(t, available ? DF_OPP_EVENT_ENABLE : DF_OPP_EVENT_DISABLE, o);
+        return 1;
+}
+
+/*
+ * The cap's choice over the administrator's states as they are now (df_opp_set_cap()). Run after
+ * every change of either: the point kept when the cap would leave none must go once the
+ * administrator enables one under the cap, and another must be kept when they disable it.
+ */
+static int apply_cap(struct df_opp_table *t) {
+        struct df_opp *keep = NULL;
+        bool any = false;
+        int flips = 0;
+
+        for (size_t i = 0; i < t->n; i++) {
+                struct df_opp *o = &t->opps[i];
+                bool capped = t->cap > 0 && o->freq > t->cap;
+
+                if (!o->disabled && !keep)
+                        keep = o; /* the lowest point the administrator has enabled */
+                any = any || (!o->disabled && !capped);
+        }
+        for (size_t i = 0; i < t->n; i++) {
+                struct df_opp *o = &t->opps[i];
+
+                o->capped = t->cap > 0 && o->freq > t->cap && (any || o != keep);
+                if (!o->disabled && !o->capped)
+                        flips += update_availability(t, o);
+        }
+        /* Then what goes: a listener never finds the table emptier than it ends. */
+        for (size_t i = 0; i < t->n; i++)
+                flips += update_availability(t, &t->opps[i]);
+        return flips;
+}
+
 int df_opp_find(const struct df_opp_table *t, uint64_t freq) {
         assert(t);
 
@@ -92,6 +134,7 @@ int df_opp_add(struct df_opp_table *t, uint64_t freq, uint32_t microvolt, uint32
         };
         t->n++;
         notify(t, DF_OPP_EVENT_ADD, &t->opps[i]);
+        (void) apply_cap(t);
         return 1;
 }
 
@@ -113,18 +156,8 @@ int df_opp_remove(struct df_opp_table *t, uint64_t freq) {
         memmove(&t->opps[i], &t->opps[i + 1], (t->n - (size_t) i - 1) * sizeof(struct df_opp));
         t->n--;
         notify(t, DF_OPP_EVENT_REMOVE, &removed);
+        (void) apply_cap(t);
         return 0;
-}
-
-/* Availability from the two owners; a notification when it flips. 1 when it did. */
-static int update_availability(struct df_opp_table *t, struct df_opp *o) {
-        bool available = !o->disabled && !o->capped;
-
-        if (o->enabled == available)
-                return 0;
-        o->enabled = available;
-        notify(t, available ? DF_OPP_EVENT_ENABLE : DF_OPP_EVENT_DISABLE, o);
-        return 1;
 }
 
 /* kernel: _opp_set_availability(): no notification unless the state flips. */
@@ -140,32 +173,15 @@ int df_opp_set_enabled(struct df_opp_table *t, uint64_t freq, bool enabled) {
                 return 0;
 
         t->opps[i].disabled = !enabled;
-        (void) update_availability(t, &t->opps[i]);
+        (void) apply_cap(t);
         return 1;
 }
 
 int df_opp_set_cap(struct df_opp_table *t, uint64_t cap) {
-        struct df_opp *keep = NULL;
-        bool any = false;
-        int flips = 0;
-
         assert(t);
 
-        for (size_t i = 0; i < t->n; i++) {
-                struct df_opp *o = &t->opps[i];
-                bool capped = cap > 0 && o->freq > cap;
-
-                if (!o->disabled && !keep)
-                        keep = o; /* the lowest point the administrator has enabled */
-                any = any || (!o->disabled && !capped);
-        }
-        for (size_t i = 0; i < t->n; i++) {
-                struct df_opp *o = &t->opps[i];
-
-                o->capped = cap > 0 && o->freq > cap && (any || o != keep);
-                flips += update_availability(t, o);
-        }
-        return flips;
+        t->cap = cap;
+        return apply_cap(t);
 }
 
 int df_opp_enable(struct df_opp_table *t, uint64_t freq) {

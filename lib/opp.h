@@ -32,6 +32,8 @@ struct df_opp_table {
         size_t n;
         size_t allocated;
 
+        uint64_t cap; /* Hz, the thermal cap (df_opp_set_cap()); 0 for none */
+
         df_opp_notify_t notify;
         void *notify_userdata;
 };
@@ -44,20 +46,23 @@ void df_opp_table_done(struct df_opp_table *t);
 void df_opp_table_set_notifier(struct df_opp_table *t, df_opp_notify_t notify, void *userdata);
 
 /*
- * kernel: dev_pm_opp_add(). Returns 1 when added (notifies ADD, enabled), 0 when an enabled
+ * kernel: dev_pm_opp_add(). Returns 1 when added (notifies ADD, enabled; then DISABLE should the
+ * cap take it, see df_opp_set_cap()), 0 when an enabled
  * point of that frequency and voltage exists already (nothing added, no notification),
  * -EEXIST when a point of that frequency exists with another voltage or disabled, -EINVAL for
  * frequency 0, -ENOMEM.
  */
 int df_opp_add(struct df_opp_table *t, uint64_t freq, uint32_t microvolt, uint32_t latency_us);
 
-/* kernel: dev_pm_opp_remove(). 0 (notifies REMOVE) or -ENODEV when there is no such point. */
+/* kernel: dev_pm_opp_remove(). 0 (notifies REMOVE) or -ENODEV when there is no such point. The
+ * cap's choice is made again (df_opp_set_cap()). */
 int df_opp_remove(struct df_opp_table *t, uint64_t freq);
 
 /*
  * kernel: dev_pm_opp_enable()/dev_pm_opp_disable(). Exact frequency, any state. Returns 1 when
- * the state flipped (notifies ENABLE/DISABLE), 0 when it was already so (no notification),
- * -ENODEV when there is no such point.
+ * the administrator's state flipped, 0 when it was already so (no notification), -ENODEV when
+ * there is no such point. Notifies ENABLE/DISABLE for each point whose availability flips: under
+ * a cap, the point the cap keeps (df_opp_set_cap()) may change too.
  */
 int df_opp_enable(struct df_opp_table *t, uint64_t freq);
 int df_opp_disable(struct df_opp_table *t, uint64_t freq);
@@ -68,8 +73,10 @@ int df_opp_set_enabled(struct df_opp_table *t, uint64_t freq, bool enabled);
  * administrator's own state, and becomes available again, if the administrator has it enabled,
  * once the cap is lifted or raised. An enable by the administrator does not undo the cap. Should
  * the cap and the administrator's disables together leave no point, the lowest point the
- * administrator has enabled stays available. Notifies ENABLE/DISABLE for each point whose
- * availability flips; returns how many did.
+ * administrator has enabled stays available. The table keeps the cap, and the points' availability
+ * is always this function of the cap and the administrator's states: every add, remove, enable and
+ * disable decides again. Notifies ENABLE/DISABLE for each point whose availability flips; returns
+ * how many did.
  */
 int df_opp_set_cap(struct df_opp_table *t, uint64_t cap);
 

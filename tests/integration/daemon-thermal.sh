@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Points disabled for temperature on the fake kernel's thermal zones: a rule trips at its trip
 # temperature and disables the points above its cap, holds between clear and trip, releases at
-# clear; the cap wins over a client's floor and over an administrator's enable; the lowest of two
-# rules wins; a dead sensor is released after `stale`; a zone that goes and comes back is found
-# again; clamp mode obeys the cap through max_freq and gives the slot back; a cpufreq policy in
-# govern mode too; stop restores every original while tripped; reload keeps, drops and adds rules.
+# clear; the cap wins over a client's floor and over an administrator's enable; an enable under
+# the cap takes back the point kept while nothing under it was enabled; the lowest of two rules
+# wins; a dead sensor is released after `stale`; a zone that goes and comes back is found again;
+# clamp mode obeys the cap through max_freq and gives the slot back; a cpufreq policy in govern
+# mode too; stop restores every original while tripped; reload keeps, drops and adds rules.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/bus-lib.sh"
@@ -134,6 +135,23 @@ is "... 800 MHz (enabled by the administrator meanwhile) is back, 300 MHz (disab
         "$(point_enabled gpu 800000000) $(point_enabled gpu 300000000)" "true false"
 dcall gpu SetOperatingPoint tb 300000000 true
 client_stop c
+
+# ================================================================ the point the cap keeps
+# The administrator disabled every point under the cap: the cap keeps the lowest enabled one. An
+# enable under the cap while tripped takes that back at once; the cap does not change, so nothing
+# else would.
+for f in 200000000 300000000 400000000; do dcall gpu SetOperatingPoint tb "$f" false; done
+temp "$gpu_zone" 95000
+check "nothing enabled under the cap: the rule trips all the same" wait_until 5 cap_is gpu 400000000
+check "... the GPU runs at the lowest enabled point, 600 MHz" wait_until 5 gpu_set_at 600000000
+is "... 600 MHz enabled, 800 MHz not" "$(point_enabled gpu 600000000) $(point_enabled gpu 800000000)" "true false"
+dcall gpu SetOperatingPoint tb 300000000 true
+is "300 MHz enabled while tripped: 600 MHz is disabled again" \
+        "$(point_enabled gpu 300000000) $(point_enabled gpu 600000000)" "true false"
+check "... the GPU drops to 300 MHz" wait_until 5 gpu_set_at 300000000
+for f in 200000000 400000000; do dcall gpu SetOperatingPoint tb "$f" true; done
+temp "$gpu_zone" 70000
+check "released: the GPU goes back to 800 MHz" wait_until 5 gpu_set_at 800000000
 
 # ================================================================ a dead sensor, a zone that goes
 temp "$gpu_zone" 90000

@@ -527,6 +527,38 @@ START_TEST(test_opp_enable_rules) {
 }
 END_TEST
 
+/* The audit's sequence through the device, as the daemon calls it: the cap is set once, when it
+ * trips; the administrator's enables and disables come after it. */
+START_TEST(test_thermal_cap_and_admin) {
+        struct fake f = {};
+        struct df_device *d = make(DF_MODE_GOVERN, &df_governor_performance, false, &f, 100 * MHZ);
+        struct df_evaluation ev;
+
+        ck_assert_int_eq(df_device_set_opp_enabled(d, 100 * MHZ, false), 1);
+        ck_assert_int_eq(df_device_set_thermal_cap(d, 150 * MHZ), 1);
+        ck_assert_int_eq(df_device_evaluate(d, 0, &ev), 1);
+        ck_assert_uint_eq(ev.applied, 200 * MHZ); /* nothing under the cap: the lowest enabled */
+
+        /* A point under the cap is enabled again: 200 MHz is above the cap and goes. */
+        events = 0;
+        ck_assert_int_eq(df_device_set_opp_enabled(d, 100 * MHZ, true), 1);
+        ck_assert_uint_ge(events, 1);
+        ck_assert_int_eq(df_device_evaluate(d, 1, &ev), 1);
+        ck_assert_uint_eq(ev.min, 100 * MHZ);
+        ck_assert_uint_eq(ev.max, 100 * MHZ);
+        ck_assert_uint_eq(ev.applied, 100 * MHZ);
+        ck_assert_uint_eq(f.freq, 100 * MHZ);
+
+        /* The only point under the cap cannot be disabled (it is the last one available). */
+        ck_assert_int_eq(df_device_set_opp_enabled(d, 100 * MHZ, false), -EBUSY);
+        /* Released: every point the administrator has enabled. */
+        ck_assert_int_eq(df_device_set_thermal_cap(d, 0), 1);
+        ck_assert_int_eq(df_device_evaluate(d, 2, &ev), 1);
+        ck_assert_uint_eq(ev.applied, 500 * MHZ);
+        df_device_free(d);
+}
+END_TEST
+
 START_TEST(test_start_rules) {
         struct df_device *d = NULL;
 
@@ -610,6 +642,7 @@ static Suite *device_suite(void) {
         tcase_add_test(tc, test_snap_respects_ceiling);
         tcase_add_test(tc, test_admin_range_and_conflict);
         tcase_add_test(tc, test_opp_enable_rules);
+        tcase_add_test(tc, test_thermal_cap_and_admin);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("modes");

@@ -320,9 +320,68 @@ START_TEST(test_thermal_cap) {
         ck_assert_int_eq(df_opp_disable(&t, 100 * MHZ), 1);
         ck_assert_int_eq(df_opp_set_cap(&t, 150 * MHZ), 1);
         ck_assert_str_eq(availability(&t, b), "00100");
-        ck_assert_int_eq(df_opp_enable(&t, 100 * MHZ), 1); /* now one under the cap exists */
-        ck_assert_int_eq(df_opp_set_cap(&t, 150 * MHZ), 1);
+        ck_assert_uint_eq(rec.n, 6);
+        /* Now one under the cap exists: the kept point goes in the same call, with no help from
+         * df_opp_set_cap() (the daemon calls it only when the cap changes). */
+        ck_assert_int_eq(df_opp_enable(&t, 100 * MHZ), 1);
         ck_assert_str_eq(availability(&t, b), "10000");
+        ck_assert_uint_eq(rec.n, 8);
+        ck_assert_int_eq(rec.event[6], DF_OPP_EVENT_ENABLE);
+        ck_assert_uint_eq(rec.opp[6].freq, 100 * MHZ);
+        ck_assert_int_eq(rec.event[7], DF_OPP_EVENT_DISABLE);
+        ck_assert_uint_eq(rec.opp[7].freq, 300 * MHZ);
+        ck_assert_int_eq(df_opp_set_cap(&t, 150 * MHZ), 0); /* nothing was left to do */
+        df_opp_table_done(&t);
+}
+END_TEST
+
+/* The other changes of the administrator's states under a cap: each one decides the kept point
+ * again, and what comes back is notified before what goes. */
+START_TEST(test_thermal_cap_follows_table) {
+        struct df_opp_table t;
+        struct recorder rec = {};
+        char b[8];
+
+        df_opp_table_init(&t);
+        df_opp_table_set_notifier(&t, record, &rec);
+        for (uint64_t f = 200; f <= 300; f += 100)
+                ck_assert_int_eq(df_opp_add(&t, f * MHZ, 0, 0), 1);
+        ck_assert_int_eq(df_opp_set_cap(&t, 150 * MHZ), 1); /* 200 kept, nothing under the cap */
+        ck_assert_str_eq(availability(&t, b), "10");
+
+        /* A point added under the cap: 200 goes; the new one is notified as added first. */
+        rec = (struct recorder){};
+        ck_assert_int_eq(df_opp_add(&t, 100 * MHZ, 0, 0), 1);
+        ck_assert_str_eq(availability(&t, b), "100");
+        ck_assert_uint_eq(rec.n, 2);
+        ck_assert_int_eq(rec.event[0], DF_OPP_EVENT_ADD);
+        ck_assert_int_eq(rec.event[1], DF_OPP_EVENT_DISABLE);
+        ck_assert_uint_eq(rec.opp[1].freq, 200 * MHZ);
+
+        /* The administrator disables the only point under the cap: 200 is kept again, its
+         * ENABLE before 100's DISABLE. */
+        rec = (struct recorder){};
+        ck_assert_int_eq(df_opp_disable(&t, 100 * MHZ), 1);
+        ck_assert_str_eq(availability(&t, b), "010");
+        ck_assert_uint_eq(rec.n, 2);
+        ck_assert_int_eq(rec.event[0], DF_OPP_EVENT_ENABLE);
+        ck_assert_uint_eq(rec.opp[0].freq, 200 * MHZ);
+        ck_assert_int_eq(rec.event[1], DF_OPP_EVENT_DISABLE);
+        ck_assert_uint_eq(rec.opp[1].freq, 100 * MHZ);
+        /* ... and the kept one too: the next one up is kept. */
+        ck_assert_int_eq(df_opp_disable(&t, 200 * MHZ), 1);
+        ck_assert_str_eq(availability(&t, b), "001");
+
+        /* Removing the point under the cap. */
+        ck_assert_int_eq(df_opp_enable(&t, 100 * MHZ), 1);
+        ck_assert_int_eq(df_opp_enable(&t, 200 * MHZ), 1);
+        ck_assert_str_eq(availability(&t, b), "100");
+        ck_assert_int_eq(df_opp_remove(&t, 100 * MHZ), 0);
+        ck_assert_str_eq(availability(&t, b), "10");
+
+        /* Lifted: every point the administrator has enabled. */
+        ck_assert_int_eq(df_opp_set_cap(&t, 0), 1);
+        ck_assert_str_eq(availability(&t, b), "11");
         df_opp_table_done(&t);
 }
 END_TEST
@@ -583,6 +642,7 @@ static Suite *opp_suite(void) {
         tc = tcase_create("all_disabled");
         tcase_add_test(tc, test_all_disabled);
         tcase_add_test(tc, test_thermal_cap);
+        tcase_add_test(tc, test_thermal_cap_follows_table);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("empty");
