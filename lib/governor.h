@@ -196,3 +196,21 @@ uint32_t df_dbs_update(
 
 /* Add b to a (ondemand's stretched period), saturating each field. */
 void df_dbs_sample_add(struct df_dbs_sample *a, const struct df_dbs_sample *b);
+
+/*
+ * kernel: __resolve_freq() over the usable points (ascending, n >= 1). CPUFREQ_RELATION_H: the
+ * highest point at or below freq, else the lowest; CPUFREQ_RELATION_L: the lowest point at or
+ * above freq, else the highest.
+ */
+uint64_t df_dbs_point_at_or_below(const uint64_t *points, size_t n, uint64_t freq);
+uint64_t df_dbs_point_at_or_above(const uint64_t *points, size_t n, uint64_t freq);
+
+/*
+ * kernel: cpufreq_set_policy() since v5.16 ("cpufreq: Make policy min/max hard requirements"):
+ * policy->max is the effective maximum resolved down to a usable point (RELATION_H), policy->min
+ * the effective minimum resolved up (RELATION_L) and, since v6.15, not above policy->max. These,
+ * not the range's bounds between points, are the limits ondemand and conservative compare with
+ * and step by, and the frequency in force is clamped into when they change. ret_min may be NULL.
+ */
+void df_dbs_policy_limits(
+        const uint64_t *points, size_t n, uint64_t min, uint64_t max, uint64_t *ret_min, uint64_t *ret_max);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* conservative: cpufreq's conservative governor, stepping by freq_step % of the effective maximum. */
+/* conservative: cpufreq's conservative governor, stepping by freq_step % of the policy's maximum. */
 
 #include <errno.h>
 
@@ -16,80 +16,61 @@ enum {
 /* kernel: DEF_FREQUENCY_STEP, 5 kHz, for a step that rounds to 0 */
 #define DEFAULT_STEP_HZ UINT64_C(5000)
 
-/* The highest point <= freq, else the lowest (CPUFREQ_RELATION_H). */
-static uint64_t point_at_or_below(const uint64_t *points, size_t n, uint64_t freq) {
-        for (size_t i = n; i > 0; i--)
-                if (points[i - 1] <= freq)
-                        return points[i - 1];
-        return points[0];
-}
-
-/* The lowest point >= freq, else the highest (CPUFREQ_RELATION_L). */
-static uint64_t point_at_or_above(const uint64_t *points, size_t n, uint64_t freq) {
-        for (size_t i = 0; i < n; i++)
-                if (points[i] >= freq)
-                        return points[i];
-        return points[n - 1];
-}
-
 static void conservative_start(struct df_governor *g, uint64_t current) {
         g->state.conservative.requested = current;
         g->state.conservative.last = current;
 }
 
-static uint64_t clamp_range(const struct df_governor_input *in, uint64_t freq) {
-        return MIN(MAX(freq, in->min), in->max);
-}
-
-/* kernel: get_freq_step(), freq_step % of policy->max (the effective maximum), else 5 kHz. */
+/* kernel: get_freq_step(), freq_step % of policy->max, else 5 kHz. */
 static uint64_t freq_step_hz(uint32_t freq_step, uint64_t max) {
         uint64_t step = (uint64_t) ((unsigned __int128) freq_step * max / 100);
         return step > 0 ? step : DEFAULT_STEP_HZ;
 }
 
 /* requested lowered by one step per idle period, not below the minimum. */
-static uint64_t
-idle_decrease(const struct df_governor_input *in, uint64_t requested, uint64_t periods, uint64_t step) {
+static uint64_t idle_decrease(uint64_t min, uint64_t requested, uint64_t periods, uint64_t step) {
         unsigned __int128 steps = (unsigned __int128) periods * step;
 
-        return requested > in->min + steps ? requested - (uint64_t) steps : in->min;
+        return requested > min + steps ? requested - (uint64_t) steps : min;
 }
 
 /*
- * kernel: cpufreq_conservative.c cs_dbs_update(), in Hz, with the effective range as
- * policy->min/max and the relations applied to the usable points after clamping into the range
- * (__cpufreq_driver_target()). Where the kernel returns without a new target, the frequency in
- * force stays; the lowered request of idle periods only counts when a target follows.
+ * kernel: cpufreq_conservative.c cs_dbs_update(), in Hz, with policy->min/max the effective range
+ * resolved to usable points (df_dbs_policy_limits()) and the relations applied to the usable
+ * points after clamping into those limits (__cpufreq_driver_target()). Where the kernel returns
+ * without a new target, the frequency in force stays; the lowered request of idle periods only
+ * counts when a target follows.
  */
 static uint64_t conservative_decide(struct df_governor *g, const struct df_governor_input *in) {
         const struct df_dbs_sample sample = { in->busy, in->total, in->duration_usec };
         uint32_t freq_step = g->tunables[TUNABLE_FREQ_STEP];
-        uint64_t requested, step, idle_periods;
+        uint64_t min, max, requested, step, idle_periods;
         uint32_t load;
 
         load = df_dbs_update(&g->state.conservative.prev_load, &sample, in->interval_usec, &idle_periods);
         if (freq_step == 0)
                 return in->current;
 
-        /* The range changed under the governor: start again from the frequency in force. */
+        /* The limits changed under the governor: start again from the frequency in force. */
+        df_dbs_policy_limits(in->points, in->n_points, in->min, in->max, &min, &max);
         requested = g->state.conservative.requested;
-        if (requested < in->min || requested > in->max) {
+        if (requested < min || requested > max) {
                 requested = in->current;
                 g->state.conservative.requested = requested;
         }
 
-        step = freq_step_hz(freq_step, in->max);
+        step = freq_step_hz(freq_step, max);
         if (idle_periods != DF_DBS_NO_IDLE_PERIODS)
-                requested = idle_decrease(in, requested, idle_periods, step);
+                requested = idle_decrease(min, requested, idle_periods, step);
 
         if (load > g->tunables[TUNABLE_UP_THRESHOLD]) {
                 g->state.conservative.down_skip = 0;
-                if (requested == in->max)
+                if (requested == max)
                         return in->current; /* already at full speed */
-                requested = requested < in->max && in->max - requested > step ? requested + step : in->max;
+                requested = requested < max && max - requested > step ? requested + step : max;
                 /* Stored unrounded, so several small steps add up to the next point. */
                 g->state.conservative.requested = requested;
-                return point_at_or_below(in->points, in->n_points, clamp_range(in, requested));
+                return df_dbs_point_at_or_below(in->points, in->n_points, MIN(MAX(requested, min), max));
         }
 
         if (++g->state.conservative.down_skip < g->tunables[TUNABLE_SAMPLING_DOWN_FACTOR])
@@ -97,13 +78,13 @@ static uint64_t conservative_decide(struct df_governor *g, const struct df_gover
         g->state.conservative.down_skip = 0;
 
         if (load < g->tunables[TUNABLE_DOWN_THRESHOLD]) {
-                if (requested == in->min)
+                if (requested == min)
                         return in->current; /* cannot go lower */
                 /* As the kernel: below the minimum when requested is close to it; the clamp and
                  * the next sample's range check catch that. */
-                requested = requested > step ? requested - step : in->min;
+                requested = requested > step ? requested - step : min;
                 g->state.conservative.requested = requested;
-                return point_at_or_above(in->points, in->n_points, clamp_range(in, requested));
+                return df_dbs_point_at_or_above(in->points, in->n_points, MIN(MAX(requested, min), max));
         }
         return in->current;
 }

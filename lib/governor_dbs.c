@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The load arithmetic the sampling governors share: the kernel's dbs_update() for one sample. The
- * governor table (governor.c) lists the governors; the governors call down into this file. */
+/* The arithmetic the sampling governors share: the kernel's dbs_update() for one sample, and the
+ * policy's limits resolved to points. The governor table (governor.c) lists the governors; the
+ * governors call down into this file. */
 
 #include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
 
 #include "governor.h"
+#include "macro.h"
+#include "opp.h"
 
 /* kernel: dbs_update(), load = 100 * busy / total, floored */
 int df_load_percent(uint64_t busy, uint64_t total) {
@@ -60,4 +63,30 @@ uint32_t df_dbs_update(
         load = (uint32_t) df_load_percent(s->busy, s->total);
         *prev_load = load;
         return load;
+}
+
+uint64_t df_dbs_point_at_or_below(const uint64_t *points, size_t n, uint64_t freq) {
+        assert(points && n > 0);
+
+        int i = df_freqs_floor(points, n, freq);
+        return points[i >= 0 ? (size_t) i : 0];
+}
+
+uint64_t df_dbs_point_at_or_above(const uint64_t *points, size_t n, uint64_t freq) {
+        assert(points && n > 0);
+
+        int i = df_freqs_ceil(points, n, freq);
+        return points[i >= 0 ? (size_t) i : n - 1];
+}
+
+/* The maximum first, and the minimum not above it: the order of the kernel's v6.15 rework. */
+void df_dbs_policy_limits(
+        const uint64_t *points, size_t n, uint64_t min, uint64_t max, uint64_t *ret_min, uint64_t *ret_max) {
+        assert(ret_max);
+
+        uint64_t resolved_max = df_dbs_point_at_or_below(points, n, max);
+
+        if (ret_min)
+                *ret_min = MIN(df_dbs_point_at_or_above(points, n, min), resolved_max);
+        *ret_max = resolved_max;
 }

@@ -22,17 +22,6 @@ static uint64_t nearest_point(const uint64_t *points, size_t n, uint64_t freq) {
         return freq - points[i - 1] <= points[i] - freq ? points[i - 1] : points[i];
 }
 
-/*
- * The point DF_FREQ_MAX ends at: the highest usable point within the range (the kernel's
- * policy->max), else the lowest usable point, where the device's snap falls back to.
- */
-static uint64_t top_point(const struct df_governor_input *in) {
-        for (size_t i = in->n_points; i > 0; i--)
-                if (in->points[i - 1] <= in->max)
-                        return in->points[i - 1];
-        return in->points[0];
-}
-
 static void ondemand_start(struct df_governor *g, uint64_t current) {
         g->state.ondemand.rate_mult = 1;
         g->state.ondemand.last = current;
@@ -48,7 +37,11 @@ static uint64_t ondemand_decide(struct df_governor *g, const struct df_governor_
         uint64_t lo, hi, next;
 
         if (load > g->tunables[TUNABLE_UP_THRESHOLD]) {
-                if (in->current < top_point(in))
+                uint64_t max;
+
+                /* policy->max, the point DF_FREQ_MAX ends at after the device's clamp and snap */
+                df_dbs_policy_limits(in->points, in->n_points, in->min, in->max, NULL, &max);
+                if (in->current < max)
                         g->state.ondemand.rate_mult = g->tunables[TUNABLE_SAMPLING_DOWN_FACTOR];
                 return DF_FREQ_MAX;
         }

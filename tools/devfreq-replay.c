@@ -218,17 +218,22 @@ static int parse_args(int argc, char **argv, struct options *o) {
 
 /*
  * Start the device at --initial. The kernel's governors start with the frequency in force inside
- * the limits (the daemon's first evaluation at attach clamps it): the governor starts from
- * --initial clamped into the range, while the first line still shows --initial in force.
+ * the policy's limits, points both (the daemon's first evaluation at attach clamps and snaps it):
+ * the governor starts from --initial clamped into the range resolved to points, while the first
+ * line still shows --initial in force.
  */
 static int start_in_range(struct df_device *dev, uint64_t initial) {
+        const uint64_t *usable;
         uint64_t lo, hi;
+        size_t n;
         int r;
 
         r = df_device_start(dev, initial, 0);
         if (r < 0)
                 return r;
         df_device_get_range(dev, &lo, &hi);
+        df_device_get_usable(dev, &usable, &n);
+        df_dbs_policy_limits(usable, n, lo, hi, &lo, &hi);
         if (initial < lo || initial > hi)
                 df_governor_start(&dev->governor, initial < lo ? lo : hi);
         return 0;

@@ -13,7 +13,9 @@ How a trace maps onto the kernel's quantities (devfreq-replay(1), ONDEMAND AND C
     units, are `total` and `total - busy` (busy above total is a negative idle: load 100);
   - the idle time in microseconds, for the long-idle rule, is the idle share times the sample's
     duration (the fourth column, else --interval); the sampling rate is --interval;
-  - policy->min/max are the --min/--max points, cpuinfo min/max the lowest and highest point;
+  - policy->min/max are --min/--max resolved to points as cpufreq_set_policy() does since v5.16:
+    the maximum to the highest point at or below it, the minimum to the lowest at or above it and
+    not above the maximum; cpuinfo min/max are the lowest and highest point;
   - a forced `current` column is policy->cur changed behind the governor's back (always a
     point inside the limits, as the kernel's cur is);
   - the governor starts with policy->cur = --initial clamped into the limits.
@@ -190,11 +192,17 @@ def random_case(rng, governor):
         lo_i = rng.randint(0, hi_i)
     if rng.random() < 0.4:
         hi_i = rng.randint(lo_i, hi_i)
+    lo, hi = table[lo_i], table[hi_i]
+    # A bound between two points, as a request or a configured bound can be.
+    if lo_i > 0 and rng.random() < 0.3:
+        lo = rng.randint(table[lo_i - 1] + 1, table[lo_i])
+    if hi_i < len(table) - 1 and rng.random() < 0.3:
+        hi = rng.randint(table[hi_i], table[hi_i + 1] - 1)
     case = {
         "governor": governor,
         "table": table,
-        "min": table[lo_i] if lo_i > 0 else None,
-        "max": table[hi_i] if hi_i < len(table) - 1 else None,
+        "min": lo if lo_i > 0 else None,
+        "max": hi if hi_i < len(table) - 1 else None,
         "initial": rng.choice(table),
         "interval": rng.choice([1000, 10000, 50000, 100000, 250000]),
     }
@@ -233,10 +241,20 @@ def random_case(rng, governor):
     return case
 
 
+# cpufreq_set_policy(): the limits resolved to points (__resolve_freq(), RELATION_H then _L), the
+# maximum first and the minimum not above it (the order since v6.15).
+def policy_limits(table, lo, hi):
+    below = [f for f in table if f <= hi]
+    hi = below[-1] if below else table[0]
+    above = [f for f in table if f >= lo]
+    lo = above[0] if above else table[-1]
+    return min(lo, hi), hi
+
+
 def model_targets(case):
     table = case["table"]
-    lo = case["min"] if case["min"] is not None else table[0]
-    hi = case["max"] if case["max"] is not None else table[-1]
+    lo, hi = policy_limits(table, case["min"] if case["min"] is not None else table[0],
+                           case["max"] if case["max"] is not None else table[-1])
     policy = Policy(table, lo, hi, max(lo, min(case["initial"], hi)))
     t = case["tunables"]
     if case["governor"] == "ondemand":
@@ -300,6 +318,10 @@ def self_test():
          [100, 100, 100, 200]),
         (dict(cs, table=ten, initial=1000 * mhz, lines=[(100, 100, None, None), (100, 100, 500 * mhz, None)]),
          [1000, 500]),
+        # A 350 MHz ceiling is policy->max 300 MHz: steps of 15 MHz from 300 MHz.
+        (dict(cs, table=ten, max=350 * mhz, initial=300 * mhz,
+              lines=[(0, 100, None, None)] * 9 + [(100, 100, None, None)] * 3),
+         [300, 300, 300, 300, 300, 300, 200, 200, 200, 100, 100, 200]),
         (dict(od, table=four, initial=800 * mhz, lines=[(0, 100, None, None)] * 2), [100, 100]),
         (dict(od, table=four, initial=100 * mhz,
               lines=[(100, 100, None, None), (0, 100, None, None), (100, 100, None, None)]), [800, 800, 400]),

@@ -61,9 +61,13 @@ targets() { # targets EXPECTED... -- REPLAY-ARGS... : the target column, in MHz
         is "targets of $(printf '%s ' "$@" | sed 's/ - $//')" "$got" "${want[*]}"
 }
 opp10=100MHz,200MHz,300MHz,400MHz,500MHz,600MHz,700MHz,800MHz,900MHz,1000MHz
-# cs_dbs_update(): 5 % of the effective maximum (500 MHz) is 25 MHz a step.
+# cs_dbs_update(): 5 % of policy->max (500 MHz, a point) is 25 MHz a step.
 targets 100 100 100 200 -- --opp $opp10 --governor conservative --max 500MHz --initial 100MHz - \
         <<<$'100,100\n100,100\n100,100\n100,100'
+# ... a 350 MHz ceiling is policy->max 300 MHz (cpufreq_set_policy()), steps of 15 MHz: idle
+# 285 ... 210 (300 MHz), 195, 180, 165 (200 MHz); busy 180, 195 (100 MHz), 210 (200 MHz).
+targets 300 300 300 300 300 300 200 200 200 100 100 200 -- --opp $opp10 --governor conservative --max 350MHz \
+        --initial 300MHz - <<<"$(printf '0,100\n%.0s' {1..9}; printf '100,100\n%.0s' {1..3})"
 # ... its early return at the top: the frequency forced to 500 MHz stays.
 targets 1000 500 -- --opp $opp10 --governor conservative --initial 1000MHz - <<<$'100,100\n100,100,500000000'
 # ... the governor starts from --initial clamped into the range: 500 - 250 = 250, lowest above 300.

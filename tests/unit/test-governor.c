@@ -549,6 +549,31 @@ START_TEST(test_ondemand_long_idle) {
 }
 END_TEST
 
+/* kernel: cpufreq_set_policy()'s limits, resolved to points (the maximum down, the minimum up and
+ * not above the maximum), and __resolve_freq()'s fallbacks past the ends. */
+START_TEST(test_policy_limits) {
+        static const struct {
+                uint64_t min, max, want_min, want_max;
+        } rows[] = {
+                { 100, 800, 100, 800 }, { 100, 300, 100, 200 }, { 250, 800, 400, 800 },
+                { 250, 300, 200, 200 }, /* no point in [250, 300]: the maximum wins */
+                { 10, 1000, 100, 800 }, { 50, 50, 100, 100 },   { 900, 900, 800, 800 },
+        };
+        uint64_t min, max;
+
+        for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+                df_dbs_policy_limits(
+                        points4, ELEMENTSOF(points4), rows[i].min * MHZ, rows[i].max * MHZ, &min, &max);
+                ck_assert_uint_eq(min, rows[i].want_min * MHZ);
+                ck_assert_uint_eq(max, rows[i].want_max * MHZ);
+        }
+        ck_assert_uint_eq(df_dbs_point_at_or_below(points4, ELEMENTSOF(points4), 99 * MHZ), 100 * MHZ);
+        ck_assert_uint_eq(df_dbs_point_at_or_below(points4, ELEMENTSOF(points4), 399 * MHZ), 200 * MHZ);
+        ck_assert_uint_eq(df_dbs_point_at_or_above(points4, ELEMENTSOF(points4), 401 * MHZ), 800 * MHZ);
+        ck_assert_uint_eq(df_dbs_point_at_or_above(points4, ELEMENTSOF(points4), 801 * MHZ), 800 * MHZ);
+}
+END_TEST
+
 START_TEST(test_dbs_update) {
         struct df_dbs_sample s = { .busy = 25, .total = 100, .duration_usec = 1000000 };
         uint32_t prev = 0;
@@ -752,7 +777,7 @@ END_TEST
 static const uint64_t points10[] = { 100 * MHZ, 200 * MHZ, 300 * MHZ, 400 * MHZ, 500 * MHZ,
                                      600 * MHZ, 700 * MHZ, 800 * MHZ, 900 * MHZ, 1000 * MHZ };
 
-/* kernel: cpufreq_conservative.c get_freq_step(): freq_step % of policy->max, the effective one. */
+/* kernel: cpufreq_conservative.c get_freq_step(): freq_step % of policy->max, under the ceiling. */
 START_TEST(test_conservative_step_of_effective_max) {
         static const uint64_t expect[] = { 100 * MHZ, 100 * MHZ, 100 * MHZ, 200 * MHZ };
         struct df_governor g;
@@ -766,6 +791,57 @@ START_TEST(test_conservative_step_of_effective_max) {
                 current = df_governor_get_target(&g, &in);
                 ck_assert_uint_eq(current, expect[i]);
                 ck_assert_uint_eq(g.state.conservative.requested, (125 + 25 * i) * MHZ);
+        }
+        df_governor_done(&g);
+}
+END_TEST
+
+/*
+ * A ceiling between points: policy->max is the highest point under it (cpufreq_set_policy()),
+ * and the step is a share of that. Points 100-1000 MHz, a 350 MHz ceiling: policy->max 300 MHz,
+ * steps of 15 MHz (not 17.5), from 300 MHz. Nine idle samples take requested to 285, 270, 255,
+ * 240, 225, 210 (lowest point at or above: 300 MHz), 195, 180, 165 (200 MHz); three busy ones to
+ * 180, 195 (highest point at or below: 100 MHz) and 210 (200 MHz).
+ */
+START_TEST(test_conservative_ceiling_between_points) {
+        static const uint64_t expect[] = { 300, 300, 300, 300, 300, 300, 200, 200, 200, 100, 100, 200 };
+        static const uint64_t requested[] = { 285, 270, 255, 240, 225, 210, 195, 180, 165, 180, 195, 210 };
+        struct df_governor g;
+        uint64_t current = 300 * MHZ;
+
+        init_with(&g, &df_governor_conservative, current);
+        for (size_t i = 0; i < ELEMENTSOF(expect); i++) {
+                struct df_governor_input in = sample_on(
+                        points10, ELEMENTSOF(points10), i < 9 ? 0 : 100, 100, current);
+                in.max = 350 * MHZ;
+                current = df_governor_get_target(&g, &in);
+                ck_assert_uint_eq(current, expect[i] * MHZ);
+                ck_assert_uint_eq(g.state.conservative.requested, requested[i] * MHZ);
+        }
+        df_governor_done(&g);
+}
+END_TEST
+
+/*
+ * A floor between points: policy->min is the lowest point over it. Points 100-1000 MHz, a
+ * 250 MHz floor: policy->min 300 MHz, steps of 50 MHz, from 400 MHz. Idle: 350 (400 MHz), 300
+ * (300 MHz), then requested is policy->min and nothing changes; busy: 350 (300 MHz), 400
+ * (400 MHz).
+ */
+START_TEST(test_conservative_floor_between_points) {
+        static const uint64_t load[] = { 0, 0, 0, 100, 100 };
+        static const uint64_t expect[] = { 400, 300, 300, 300, 400 };
+        static const uint64_t requested[] = { 350, 300, 300, 350, 400 };
+        struct df_governor g;
+        uint64_t current = 400 * MHZ;
+
+        init_with(&g, &df_governor_conservative, current);
+        for (size_t i = 0; i < ELEMENTSOF(expect); i++) {
+                struct df_governor_input in = sample_on(points10, ELEMENTSOF(points10), load[i], 100, current);
+                in.min = 250 * MHZ;
+                current = df_governor_get_target(&g, &in);
+                ck_assert_uint_eq(current, expect[i] * MHZ);
+                ck_assert_uint_eq(g.state.conservative.requested, requested[i] * MHZ);
         }
         df_governor_done(&g);
 }
@@ -858,21 +934,27 @@ START_TEST(test_conservative_relations) {
         ck_assert_uint_eq(cs(&g, 0, 400 * MHZ), 200 * MHZ);
         ck_assert_uint_eq(g.state.conservative.requested, 200 * MHZ);
 
-        /* The fallbacks: nothing below (up) or above (down) the request. */
+        /* Limits beyond the points are the end points (cpufreq_set_policy()): under a 10 MHz
+         * floor, policy->min is 100 MHz, so a request of 50 MHz is outside and restarts from the
+         * frequency in force, 100 + 40 = 140 MHz -> 100 MHz. */
         struct df_governor_input in = sample(100, 100 * MHZ);
         g.state.conservative.requested = 50 * MHZ;
         in.min = 10 * MHZ;
-        ck_assert_uint_eq(df_governor_get_target(&g, &in), 100 * MHZ); /* 90 MHz: lowest above */
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 100 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 140 * MHZ);
+        /* Under a 1000 MHz ceiling policy->max is 800 MHz: a request of 1000 MHz restarts from
+         * 800 MHz, less 40 MHz (5 % of 800, not of 1000) = 760 MHz -> 800 MHz. */
         in = sample(0, 800 * MHZ);
         in.max = 1000 * MHZ;
         g.state.conservative.requested = 1000 * MHZ;
-        ck_assert_uint_eq(df_governor_get_target(&g, &in), 800 * MHZ); /* 950 MHz (5 % of 1000): highest below */
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 800 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 760 * MHZ);
 
         /* Without a sample, the frequency in force and no state change. */
         in = sample(100, 400 * MHZ);
         in.has_sample = false;
         ck_assert_uint_eq(df_governor_get_target(&g, &in), 400 * MHZ);
-        ck_assert_uint_eq(g.state.conservative.requested, 950 * MHZ);
+        ck_assert_uint_eq(g.state.conservative.requested, 760 * MHZ);
         df_governor_done(&g);
 }
 END_TEST
@@ -1031,6 +1113,7 @@ static Suite *suite(void) {
         add(s, "ondemand_sampling_down_factor", test_ondemand_sampling_down_factor);
         add(s, "ondemand_reevaluation", test_ondemand_reevaluation);
         add(s, "ondemand_long_idle", test_ondemand_long_idle);
+        add(s, "policy_limits", test_policy_limits);
         add(s, "dbs_update", test_dbs_update);
         add(s, "conservative_step_up", test_conservative_step_up);
         add(s, "conservative_step_down", test_conservative_step_down);
@@ -1042,6 +1125,8 @@ static Suite *suite(void) {
         add(s, "conservative_relations", test_conservative_relations);
         add(s, "conservative_zero_total", test_conservative_zero_total);
         add(s, "conservative_step_of_effective_max", test_conservative_step_of_effective_max);
+        add(s, "conservative_ceiling_between_points", test_conservative_ceiling_between_points);
+        add(s, "conservative_floor_between_points", test_conservative_floor_between_points);
         add(s, "conservative_early_returns", test_conservative_early_returns);
         add(s, "conservative_idle_periods", test_conservative_idle_periods);
         add(s, "conservative_reevaluation", test_conservative_reevaluation);
