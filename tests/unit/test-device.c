@@ -282,6 +282,35 @@ START_TEST(test_ceiling_beats_latency) {
 }
 END_TEST
 
+/* KERNEL-SEMANTICS.md 1.4, where the mainline clamp form and the old form differ: a ceiling below
+ * the lowest point gives [lowest, lowest] (the old form gave [ceiling, ceiling]). */
+START_TEST(test_ceiling_below_lowest_point) {
+        struct fake f = {};
+        struct df_device *d = make(DF_MODE_GOVERN, &df_governor_performance, false, &f, 300 * MHZ);
+        struct df_qos_request max = {};
+        struct df_evaluation ev;
+
+        ck_assert_int_eq(df_qos_add_request(&d->qos, &max, DF_QOS_MAX_FREQUENCY, 50 * MHZ), 1);
+        ck_assert_int_eq(df_device_evaluate(d, 0, &ev), 1);
+        ck_assert_uint_eq(ev.min, 100 * MHZ);
+        ck_assert_uint_eq(ev.max, 100 * MHZ);
+        ck_assert_uint_eq(ev.applied, 100 * MHZ);
+        /* A ceiling of 0 is a ceiling too, not "no limit". */
+        ck_assert_int_eq(df_qos_update_request(&max, 0), 1);
+        ck_assert_int_eq(df_device_evaluate(d, 1, &ev), 0);
+        ck_assert_uint_eq(ev.min, 100 * MHZ);
+        ck_assert_uint_eq(ev.max, 100 * MHZ);
+        ck_assert_uint_eq(ev.applied, 100 * MHZ);
+        /* The admin ceiling likewise. */
+        ck_assert_int_eq(df_qos_remove_request(&max), 1);
+        df_device_set_admin_range(d, 0, 50 * MHZ);
+        ck_assert_int_eq(df_device_evaluate(d, 2, &ev), 0);
+        ck_assert_uint_eq(ev.min, 100 * MHZ);
+        ck_assert_uint_eq(ev.max, 100 * MHZ);
+        df_device_free(d);
+}
+END_TEST
+
 /* devfreqd's one difference from devfreq_recommended_opp(): rounding up never passes the ceiling. */
 START_TEST(test_snap_respects_ceiling) {
         struct fake f = {};
@@ -639,6 +668,7 @@ static Suite *device_suite(void) {
         tc = tcase_create("range");
         tcase_add_test(tc, test_latency_usable_points);
         tcase_add_test(tc, test_ceiling_beats_latency);
+        tcase_add_test(tc, test_ceiling_below_lowest_point);
         tcase_add_test(tc, test_snap_respects_ceiling);
         tcase_add_test(tc, test_admin_range_and_conflict);
         tcase_add_test(tc, test_opp_enable_rules);

@@ -574,6 +574,25 @@ START_TEST(test_policy_limits) {
 }
 END_TEST
 
+/* A ceiling between points (300 MHz on 100/200/400/800 MHz): policy->max is 200 MHz, so a busy
+ * sample at 200 MHz is no jump from below and does not stretch the period; at 100 MHz it does. */
+START_TEST(test_ondemand_ceiling_between_points) {
+        struct df_governor g;
+        struct df_governor_input in;
+
+        init_with(&g, &df_governor_ondemand, 200 * MHZ);
+        set(&g, "sampling_down_factor", 3);
+        in = sample(100, 200 * MHZ);
+        in.max = 300 * MHZ;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), DF_FREQ_MAX);
+        ck_assert_uint_eq(g.state.ondemand.rate_mult, 1);
+        in.current = 100 * MHZ;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), DF_FREQ_MAX);
+        ck_assert_uint_eq(g.state.ondemand.rate_mult, 3);
+        df_governor_done(&g);
+}
+END_TEST
+
 START_TEST(test_dbs_update) {
         struct df_dbs_sample s = { .busy = 25, .total = 100, .duration_usec = 1000000 };
         uint32_t prev = 0;
@@ -1113,6 +1132,7 @@ static Suite *suite(void) {
         add(s, "ondemand_sampling_down_factor", test_ondemand_sampling_down_factor);
         add(s, "ondemand_reevaluation", test_ondemand_reevaluation);
         add(s, "ondemand_long_idle", test_ondemand_long_idle);
+        add(s, "ondemand_ceiling_between_points", test_ondemand_ceiling_between_points);
         add(s, "policy_limits", test_policy_limits);
         add(s, "dbs_update", test_dbs_update);
         add(s, "conservative_step_up", test_conservative_step_up);
