@@ -4,6 +4,7 @@
 
 #include <assert.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "logging.h"
@@ -41,24 +42,56 @@ static void apply_saved_governor(struct manager_device *d, struct state *s) {
         }
 }
 
-static void apply_saved_tunables(struct manager_device *d, struct state *s) {
-        char buf[16];
-        uint32_t v;
+/* The tunables of records in `mask` (bit i: tunable i of `ops`) leave the state file. */
+static void
+forget_tunables(struct manager_device *d, struct state *s, const struct df_governor_ops *ops, uint32_t mask) {
+        char key[96];
 
+        for (size_t i = 0; i < ops->n_tunables; i++)
+                if (mask & (1u << i)) {
+                        snprintf(key, sizeof(key), "tunable:%s", ops->tunables[i].name);
+                        (void) state_forget(s, d->name, key);
+                }
+}
+
+/* A device's saved tunables apply as one set over the ones in force: each was checked with the
+ * values of its moment, so one at a time in file order could refuse a pair that fits (a saved
+ * downdifferential 95 before its upthreshold 100, against a configured upthreshold 90). A record
+ * is forgotten alone when its configuration changed or its value is not one the tunable takes; the
+ * rest only as a whole, when together they break the governor's cross rule. */
+static void apply_saved_tunables(struct manager_device *d, struct state *s) {
+        const struct df_governor_ops *ops = d->dev->governor.ops;
+        uint32_t values[DF_GOVERNOR_TUNABLES_MAX], mask = 0, v;
+        char buf[16], saved[256], all[256];
+
+        memcpy(values, d->dev->governor.tunables, sizeof(values));
         for (size_t i = 0; i < s->n; i++) {
                 const struct state_choice *t = &s->choices[i];
                 const char *name;
+                int k;
 
                 if (!streq(t->device, d->name) || strncmp(t->key, "tunable:", 8) != 0)
                         continue;
                 name = t->key + 8;
+                k = d->dev->mode == DF_MODE_GOVERN ? df_governor_tunable_index(ops, name) : -1;
                 df_spec_config_tunable(d->spec, name, buf, sizeof(buf));
-                if (streq(t->config, buf) && df_safe_atou32(t->value, &v) >= 0 &&
-                    d->dev->mode == DF_MODE_GOVERN && df_governor_set_tunable(&d->dev->governor, name, v) >= 0)
+                if (k >= 0 && streq(t->config, buf) && df_safe_atou32(t->value, &v) >= 0 &&
+                    v >= ops->tunables[k].min && v <= ops->tunables[k].max) {
+                        values[k] = v;
+                        mask |= 1u << k;
                         continue;
+                }
                 log_info("%s: forgetting the saved tunable %s=%s", d->name, name, t->value);
                 forget_at(s, d->name, t->key, &i);
         }
+        if (mask == 0 || df_governor_set_tunables(&d->dev->governor, values) >= 0)
+                return;
+        log_warning(
+                "%s: forgetting the saved tunables %s: governor %s's tunables would be %s, which do not fit "
+                "together",
+                d->name, df_governor_format_tunables(ops, values, mask, saved, sizeof(saved)), ops->name,
+                df_governor_format_tunables(ops, values, DF_GOVERNOR_ALL_TUNABLES, all, sizeof(all)));
+        forget_tunables(d, s, ops, mask);
 }
 
 static void apply_saved_frequency(struct manager_device *d, struct state *s) {

@@ -3,6 +3,8 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +67,24 @@ int df_governor_validate(const struct df_governor_ops *ops, const uint32_t *valu
         if (ops->validate)
                 return ops->validate(values);
         return 0;
+}
+
+const char *df_governor_format_tunables(
+        const struct df_governor_ops *ops, const uint32_t *values, uint32_t mask, char *buf, size_t size) {
+        size_t n = 0;
+
+        assert(ops);
+        assert(values || ops->n_tunables == 0);
+        assert(buf);
+        assert(size > 0);
+
+        buf[0] = '\0';
+        for (size_t i = 0; i < ops->n_tunables && n < size; i++)
+                if (mask & (1u << i))
+                        n += (size_t) snprintf(
+                                buf + n, size - n, "%s%s = %" PRIu32, n ? ", " : "", ops->tunables[i].name,
+                                values[i]);
+        return buf;
 }
 
 int df_governor_set_tunable(struct df_governor *g, const char *name, uint32_t value) {

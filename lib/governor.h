@@ -155,6 +155,17 @@ int df_governor_tunable_index(const struct df_governor_ops *ops, const char *nam
  */
 int df_governor_validate(const struct df_governor_ops *ops, const uint32_t *values);
 
+/* Every tunable, as the mask of df_governor_format_tunables(). */
+#define DF_GOVERNOR_ALL_TUNABLES UINT32_MAX
+
+/*
+ * "name = value, ..." for the tunables of `ops` whose bit is set in `mask` (bit i: tunable i), in
+ * ops->tunables order, for messages that name a set of values that does not fit together; cut
+ * short at `size`. Returns `buf`.
+ */
+const char *df_governor_format_tunables(
+        const struct df_governor_ops *ops, const uint32_t *values, uint32_t mask, char *buf, size_t size);
+
 /* Set one tunable, checked together with the others in force: 0, -ENOENT, -ERANGE. */
 int df_governor_set_tunable(struct df_governor *g, const char *name, uint32_t value);
 /* Set all at once (configuration), checked as a whole: 0 or -ERANGE; nothing changes on error. */

@@ -114,6 +114,37 @@ check "... and the daemon still answers" bash -c "busctl --address='$bus_address
 rm "$tmp/devfreqd.conf"
 mv "$saved" "$tmp/devfreqd.conf"
 
+# --- saved tunables apply as one set: each SetTunable fits with the values of its moment, so one at
+# a time in file order would refuse downdifferential 95 (saved first) against the configured
+# upthreshold 90, and erase it
+dcall() { bctl call org.devfreqd.Devfreq1 "$manager/device/gpu" org.devfreqd.Devfreq1.Device "$@"; }
+dcall SetTunable su downdifferential 80
+dcall SetTunable su upthreshold 100
+dcall SetTunable su downdifferential 95
+pair='2 "upthreshold" 100 "downdifferential" 95'
+is "three SetTunable calls: upthreshold 100 with downdifferential 95" "$(prop gpu Tunables)" "$pair"
+saved_pair() { grep -c $'^gpu\ttunable:\(upthreshold\t100\|downdifferential\t95\)\t' "$tmp/state/state"; }
+is "... both saved, downdifferential first" "$(saved_pair) $(grep -o 'tunable:[a-z]*' "$tmp/state/state" | xargs)" \
+        "2 tunable:downdifferential tunable:upthreshold"
+reload
+is "SIGHUP with the same file keeps the saved pair" "$(prop gpu Tunables)" "$pair"
+is "... and the state file too" "$(saved_pair)" 2
+stop_daemon
+start_daemon
+is "a restart applies the saved pair" "$(prop gpu Tunables)" "$pair"
+is "... and keeps it in the state file" "$(saved_pair)" 2
+check "no saved tunable was forgotten" bash -c '! grep -q "forgetting the saved tunable" "$1"' _ "$daemon_log"
+
+# A saved set that does not fit together as a whole is forgotten whole, and the log names it.
+stop_daemon
+sed -i $'s/^gpu\ttunable:upthreshold\t100\t/gpu\ttunable:upthreshold\t10\t/' "$tmp/state/state"
+start_daemon
+is "a saved set that does not fit: the configured tunables" "$(prop gpu Tunables)" \
+        '2 "upthreshold" 90 "downdifferential" 5'
+contains "... the log names the set and the governor" "$(logtext)" \
+        "gpu: forgetting the saved tunables upthreshold = 10, downdifferential = 95: governor simple_ondemand's tunables would be upthreshold = 10, downdifferential = 95, which do not fit together"
+check "... and the state file no longer holds them" bash -c '! grep -q "tunable:" "$1"' _ "$tmp/state/state"
+
 stop_daemon
 is "exit status 0" "$daemon_status" 0
 tap_done

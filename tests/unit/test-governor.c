@@ -260,6 +260,34 @@ START_TEST(test_set_tunables) {
 }
 END_TEST
 
+/* The text that names a set in messages: the tunables of the mask, in table order, cut at the size. */
+START_TEST(test_format_tunables) {
+        const uint32_t values[] = { 15, 20, 5, 1 };
+        char buf[128], small[20];
+
+        ck_assert_str_eq(
+                df_governor_format_tunables(
+                        &df_governor_conservative, values, DF_GOVERNOR_ALL_TUNABLES, buf, sizeof(buf)),
+                "up_threshold = 15, down_threshold = 20, freq_step = 5, sampling_down_factor = 1");
+        ck_assert_str_eq(
+                df_governor_format_tunables(&df_governor_conservative, values, 0x2 | 0x1, buf, sizeof(buf)),
+                "up_threshold = 15, down_threshold = 20");
+        ck_assert_str_eq(
+                df_governor_format_tunables(&df_governor_conservative, values, 0x2, buf, sizeof(buf)),
+                "down_threshold = 20");
+        ck_assert_str_eq(
+                df_governor_format_tunables(&df_governor_conservative, values, 0, buf, sizeof(buf)), "");
+        ck_assert_str_eq(
+                df_governor_format_tunables(
+                        &df_governor_performance, NULL, DF_GOVERNOR_ALL_TUNABLES, buf, sizeof(buf)),
+                "");
+        ck_assert_str_eq(
+                df_governor_format_tunables(
+                        &df_governor_conservative, values, DF_GOVERNOR_ALL_TUNABLES, small, sizeof(small)),
+                "up_threshold = 15, ");
+}
+END_TEST
+
 /* --- performance, powersave, userspace ------------------------------------------------------ */
 
 START_TEST(test_performance_powersave) {
@@ -1122,6 +1150,7 @@ static Suite *suite(void) {
         add(s, "tunables_none", test_tunables_none);
         add(s, "tunables_unknown", test_tunables_unknown);
         add(s, "set_tunables", test_set_tunables);
+        add(s, "format_tunables", test_format_tunables);
         add(s, "performance_powersave", test_performance_powersave);
         add(s, "userspace", test_userspace);
         add(s, "load_percent", test_load_percent);
