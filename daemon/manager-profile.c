@@ -38,42 +38,113 @@ static const struct df_governor_ops *base_governor(const struct manager_device *
         return ops ?: d->spec->governor;
 }
 
-/* A tunable outside any profile: persisted (for the governor it was chosen under), configured, or
- * the governor's default. */
-static uint32_t base_tunable(const struct manager_device *d, const struct df_governor_ops *ops, size_t i) {
+/* A tunable outside any profile: persisted (for the governor it was chosen under, when `saved`),
+ * configured, or the governor's default. */
+static uint32_t
+base_tunable(const struct manager_device *d, const struct df_governor_ops *ops, size_t i, bool saved) {
         char key[96];
         const struct state_choice *c;
         uint32_t v;
 
         snprintf(key, sizeof(key), "tunable:%s", ops->tunables[i].name);
-        c = state_get(d->manager->state, d->name, key);
+        c = saved ? state_get(d->manager->state, d->name, key) : NULL;
         if (ops == base_governor(d) && c && df_safe_atou32(c->value, &v) >= 0)
                 return v;
         return ops == d->spec->governor ? d->spec->tunables[i] : ops->tunables[i].def;
 }
 
-static void apply_govern(struct manager_device *d, const struct df_profile_decision *dec) {
-        const struct df_governor_ops *target = dec->governor_set ? dec->governor : base_governor(d);
-        uint32_t values[DF_GOVERNOR_TUNABLES_MAX] = {};
+static const char *profile_name(const struct manager_device *d) {
+        return d->manager->profile ?: "(none)";
+}
+
+/* The decision's governor and tunables do not apply here: the device runs on the ones outside the
+ * profile, and a SetGovernor or SetTunable of them persists. */
+static void drop_governor(struct df_profile_decision *dec) {
+        dec->governor_set = false;
+        dec->governor = NULL;
+        dec->tunable_mask = 0;
+}
+
+/* The tunables of `ops` outside any profile: with the persisted choices, and without. */
+static void base_tunables(
+        const struct manager_device *d, const struct df_governor_ops *ops, uint32_t *saved,
+        uint32_t *configured) {
+        for (size_t i = 0; i < ops->n_tunables; i++) {
+                saved[i] = base_tunable(d, ops, i, true);
+                configured[i] = base_tunable(d, ops, i, false);
+        }
+}
+
+/* The saved choices gave way to the profile's tunables: the log says which, and what applies. */
+static void log_saved_give_way(
+        const struct manager_device *d, const struct df_profile_decision *dec,
+        const struct df_governor_ops *ops, const uint32_t *saved, const uint32_t *configured) {
+        char a[256], b[256], c[256];
+        uint32_t mask = 0;
+
+        for (size_t i = 0; i < ops->n_tunables; i++)
+                if (!(dec->tunable_mask & (1u << i)) && saved[i] != configured[i])
+                        mask |= 1u << i;
+        log_notice(
+                "%s: profile %s: the saved %s do not fit with the profile's %s (governor %s); %s while the "
+                "profile is active",
+                d->name, profile_name(d), df_governor_format_tunables(ops, saved, mask, a, sizeof(a)),
+                df_governor_format_tunables(ops, dec->tunables, dec->tunable_mask, b, sizeof(b)), ops->name,
+                df_governor_format_tunables(ops, configured, mask, c, sizeof(c)));
+}
+
+/* The governor the decision gives and its tunables, as one set (df_profile_tunables()): the
+ * profile's over the saved ones, or, where those do not fit together, over the configured ones
+ * while the profile is active (the saved choices stay saved). A set that does not fit even so (a
+ * device the configuration check did not see) leaves the profile's governor and tunables out on
+ * this device, like a line that does not apply, and LastError says why. */
+static const struct df_governor_ops *
+decide_govern(struct manager_device *d, struct df_profile_decision *dec, uint32_t *values) {
+        const struct df_governor_ops *ops = dec->governor_set ? dec->governor : base_governor(d);
+        uint32_t saved[DF_GOVERNOR_TUNABLES_MAX] = {}, configured[DF_GOVERNOR_TUNABLES_MAX] = {};
+        char list[256];
         int r;
 
-        if (target && target != d->dev->governor.ops) {
+        base_tunables(d, ops, saved, configured);
+        r = df_profile_tunables(dec, ops, saved, configured, values);
+        if (r == 1)
+                log_saved_give_way(d, dec, ops, saved, configured);
+        if (r >= 0)
+                return ops;
+
+        df_profile_overlay_tunables(dec, ops, configured, values);
+        device_set_error(
+                d, LOG_WARNING,
+                "profile %s: on %s the tunables of governor %s do not fit together (%s); the profile sets "
+                "neither governor nor tunables here",
+                profile_name(d), d->name, ops->name,
+                df_governor_format_tunables(ops, values, DF_GOVERNOR_ALL_TUNABLES, list, sizeof(list)));
+        drop_governor(dec);
+        ops = base_governor(d);
+        base_tunables(d, ops, saved, configured);
+        if (df_profile_tunables(dec, ops, saved, configured, values) < 0)
+                memcpy(values, configured, sizeof(configured)); /* checked with the configuration */
+        return ops;
+}
+
+/* Govern mode: decided before anything is written, then applied together or not at all. */
+static void apply_govern(struct manager_device *d, struct df_profile_decision *dec) {
+        uint32_t values[DF_GOVERNOR_TUNABLES_MAX] = {};
+        const struct df_governor_ops *target = decide_govern(d, dec, values);
+        int r;
+
+        if (target != d->dev->governor.ops) {
                 r = device_switch_governor(d, target);
                 if (r < 0) {
                         device_set_error(
-                                d, LOG_WARNING, "cannot switch to governor %s: %s", target->name, strerror(-r));
+                                d, LOG_WARNING, "profile %s: cannot switch to governor %s: %s",
+                                profile_name(d), target->name, strerror(-r));
+                        drop_governor(dec);
                         return;
                 }
         }
-        target = d->dev->governor.ops;
-        for (size_t i = 0; i < target->n_tunables; i++)
-                values[i] = (dec->tunable_mask & (1u << i)) ? dec->tunables[i] : base_tunable(d, target, i);
-        if (memcmp(values, d->dev->governor.tunables, target->n_tunables * sizeof(uint32_t)) == 0)
-                return;
-        r = df_governor_set_tunables(&d->dev->governor, values);
-        if (r < 0)
-                device_set_error(
-                        d, LOG_WARNING, "the tunables of governor %s do not fit together here", target->name);
+        if (memcmp(values, d->dev->governor.tunables, target->n_tunables * sizeof(uint32_t)) != 0)
+                (void) df_governor_set_tunables(&d->dev->governor, values); /* fits: decided above */
 }
 
 static void apply_clamp(struct manager_device *d, const struct df_profile_decision *dec) {
@@ -96,16 +167,16 @@ static void apply_clamp(struct manager_device *d, const struct df_profile_decisi
                 d->kernel_base[0] = '\0';
 }
 
-static void apply(struct manager *m, struct manager_device *d, const struct df_profile_decision *dec) {
+static void apply(struct manager *m, struct manager_device *d, struct df_profile_decision *dec) {
         if (d->vanished)
                 return;
-        d->profile = *dec;
+        if (dec->error[0])
+                device_set_error(d, LOG_WARNING, "%s", dec->error);
         if (d->dev->mode == DF_MODE_GOVERN)
                 apply_govern(d, dec);
         else
                 apply_clamp(d, dec);
-        if (dec->error[0])
-                device_set_error(d, LOG_WARNING, "%s", dec->error);
+        d->profile = *dec; /* what applied: a SetGovernor or SetTunable of the rest persists */
         if (dec->n_skipped > 0)
                 log_debug("%s: %u '*' lines do not apply here (%s)", d->name, dec->n_skipped, dec->skipped);
         if (m->listener && m->listener->profile_requests)

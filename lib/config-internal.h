@@ -118,6 +118,14 @@ bool config_kernel_governor_name_valid(const char *s);
 bool config_tunable_known(const char *name);
 int config_parse_tunable(struct parser *p, const char *name, const char *value, uint32_t *ret);
 int config_parse_frequency(struct parser *p, const char *s, bool zero_ok, uint64_t *ret);
+/* The values device section `d` gives governor `ops`: its lines that name a tunable of `ops`, over
+ * the governor's defaults. */
+void config_device_tunables(const struct df_config_device *d, const struct df_governor_ops *ops, uint32_t *values);
+/* A whole set of `ops`'s values (each within its range) against the governor's cross rules
+ * (df_governor_validate): 0, or reported at `at`, after `prefix`, with every value. */
+int config_check_tunables(
+        struct parser *p, const struct df_location *at, const char *prefix, const struct df_governor_ops *ops,
+        const uint32_t *values);
 
 /* config-opp.c: the point lines of a device section */
 int config_apply_opp(struct parser *p, struct df_config_device *d, const char *value);

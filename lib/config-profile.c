@@ -134,12 +134,20 @@ int config_apply_profile_line(struct parser *p, const char *name, const char *va
         return 0;
 }
 
-/* The governor a profile runs on a configured govern-mode device: its own line, or the configured one. */
+/* The governor a profile runs on a configured govern-mode device, as df_profile_decide() picks it:
+ * its own line; else the '*' line where the device can run that governor; else the configured one. */
 static const struct df_governor_ops *
 profile_governor(const struct df_config *c, struct df_config_profile *pr, const struct df_config_device *d) {
-        const struct df_config_profile_line *g = find_line(pr, d->name, "governor");
+        const struct df_config_profile_line *g = find_line(pr, d->name, "governor"),
+                                            *star = find_line(pr, NULL, "governor");
+        const struct df_governor_ops *ops = star ? df_governor_find(star->value) : NULL;
 
-        return df_governor_find(g ? g->value : df_config_device_governor(c, d));
+        if (g)
+                return df_governor_find(g->value);
+        if (ops && !(ops == &df_governor_passive && !d->parent) &&
+            !(ops->polls && d->path && df_spec_lacks_load(d)))
+                return ops;
+        return df_governor_find(df_config_device_governor(c, d));
 }
 
 static void validate_governor_line(
@@ -200,6 +208,47 @@ static void validate_range(struct parser *p, struct df_config_profile *pr, const
                         df_format_frequency(a, lo->freq), df_format_frequency(b, hi->freq));
 }
 
+/* The tunables a profile gives a configured govern-mode device, checked as the one set the daemon
+ * applies: its lines (its own, else the '*' one) over the configured values of the governor it
+ * runs, or that governor's defaults when the profile switches to another. Lines that do not apply
+ * were reported, or are '*' lines skipped here. */
+static void
+validate_tunable_set(struct parser *p, struct df_config_profile *pr, const struct df_config_device *d) {
+        const struct df_governor_ops *ops = profile_governor(p->config, pr, d);
+        uint32_t values[DF_GOVERNOR_TUNABLES_MAX] = {};
+        const struct df_config_profile_line *last = NULL;
+        char prefix[256];
+
+        if (!ops || df_config_device_mode(p->config, d) != DF_MODE_GOVERN)
+                return;
+        if (ops == df_governor_find(df_config_device_governor(p->config, d)))
+                config_device_tunables(d, ops, values);
+        else
+                for (size_t i = 0; i < ops->n_tunables; i++)
+                        values[i] = ops->tunables[i].def;
+        for (size_t i = 0; i < ops->n_tunables; i++) {
+                const struct df_config_profile_line *l = find_line(pr, d->name, ops->tunables[i].name) ?:
+                        find_line(pr, NULL, ops->tunables[i].name);
+
+                if (!l || l->tunable < ops->tunables[i].min || l->tunable > ops->tunables[i].max)
+                        continue;
+                values[i] = l->tunable;
+                if (!last || config_loc_before(p->config, &last->loc, &l->loc))
+                        last = l;
+        }
+        if (!last)
+                return;
+        snprintf(prefix, sizeof(prefix), "profile %s, device '%s': ", pr->name, d->name);
+        (void) config_check_tunables(p, &last->loc, prefix, ops, values);
+}
+
+static bool sets_tunables(const struct df_config_profile *pr) {
+        for (size_t i = 0; i < pr->n_lines; i++)
+                if (pr->lines[i].kind == DF_PROFILE_TUNABLE)
+                        return true;
+        return false;
+}
+
 static void validate_profile(struct parser *p, struct df_config_profile *pr) {
         const struct df_config *c = p->config;
 
@@ -228,6 +277,11 @@ static void validate_profile(struct parser *p, struct df_config_profile *pr) {
                 else if (l->kind == DF_PROFILE_MIN_FREQUENCY)
                         validate_range(p, pr, d->name);
         }
+        if (!sets_tunables(pr) || p->defaults_bad)
+                return;
+        for (size_t i = 0; i < c->n_devices; i++)
+                if (!p->device_bad[i])
+                        validate_tunable_set(p, pr, &c->devices[i]);
 }
 
 void config_validate_profiles(struct parser *p) {

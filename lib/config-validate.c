@@ -77,10 +77,8 @@ validate_tunables(struct parser *p, const struct df_config_device *d, const stru
         size_t n = 0;
         int r = 0;
 
-        for (size_t i = 0; i < ops->n_tunables; i++) {
-                values[i] = ops->tunables[i].def;
+        for (size_t i = 0; i < ops->n_tunables; i++)
                 n += (size_t) snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "", ops->tunables[i].name);
-        }
         for (size_t i = 0; i < d->n_tunables; i++) {
                 const struct df_config_tunable *t = &d->tunables[i];
                 int k = df_governor_tunable_index(ops, t->name);
@@ -93,21 +91,13 @@ validate_tunables(struct parser *p, const struct df_config_device *d, const stru
                         r = config_report_at(
                                 p, &t->loc, "%s = %" PRIu32 " is out of range (%" PRIu32 " to %" PRIu32 ")",
                                 t->name, t->value, ops->tunables[k].min, ops->tunables[k].max);
-                else
-                        values[k] = t->value;
                 if (!last || config_loc_before(p->config, &last->loc, &t->loc))
                         last = t;
         }
-        if (r < 0 || !last || df_governor_validate(ops, values) >= 0)
+        if (r < 0 || !last)
                 return r;
-
-        n = 0;
-        for (size_t i = 0; i < ops->n_tunables; i++)
-                n += (size_t) snprintf(
-                        list + n, sizeof(list) - n, "%s%s = %" PRIu32, i ? ", " : "", ops->tunables[i].name,
-                        values[i]);
-        return config_report_at(
-                p, &last->loc, "the tunables of governor %s do not fit together: %s", ops->name, list);
+        config_device_tunables(d, ops, values);
+        return config_check_tunables(p, &last->loc, "", ops, values);
 }
 
 static void validate_clamp(struct parser *p, const struct df_config_device *d) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Values that several sections take: frequencies, governor and tunable names, tunable values;
- * each refuses with a message that says what was expected. */
+/* Values that several sections take: frequencies, governor and tunable names, tunable values and
+ * sets of them; each refuses with a message that says what was expected. */
 
 #include <assert.h>
 #include <errno.h>
@@ -76,4 +76,38 @@ int config_parse_tunable(struct parser *p, const char *name, const char *value, 
                         p, "tunable %s: '%s' is not a whole number from 0 to %" PRIu32, name, value,
                         UINT32_MAX);
         return 0;
+}
+
+void config_device_tunables(const struct df_config_device *d, const struct df_governor_ops *ops, uint32_t *values) {
+        assert(d);
+        assert(ops);
+        assert(values || ops->n_tunables == 0);
+
+        for (size_t i = 0; i < ops->n_tunables; i++)
+                values[i] = ops->tunables[i].def;
+        for (size_t i = 0; i < d->n_tunables; i++) {
+                int k = df_governor_tunable_index(ops, d->tunables[i].name);
+
+                if (k >= 0)
+                        values[k] = d->tunables[i].value;
+        }
+}
+
+/* The configuration's one check of a governor's cross-tunable rule, so that a device section and a
+ * profile are judged, and their errors worded, alike. */
+int config_check_tunables(
+        struct parser *p, const struct df_location *at, const char *prefix, const struct df_governor_ops *ops,
+        const uint32_t *values) {
+        char list[256];
+
+        assert(p);
+        assert(at);
+        assert(prefix);
+        assert(ops);
+
+        if (df_governor_validate(ops, values) >= 0)
+                return 0;
+        return config_report_at(
+                p, at, "%sthe tunables of governor %s do not fit together: %s", prefix, ops->name,
+                df_governor_format_tunables(ops, values, DF_GOVERNOR_ALL_TUNABLES, list, sizeof(list)));
 }

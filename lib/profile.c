@@ -2,6 +2,7 @@
 /* The profile decision for one device: pure, from the configuration's lines and the device's spec. */
 
 #include <assert.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -127,6 +128,39 @@ bool df_profile_sets_tunable(
         assert(d);
 
         return k >= 0 && (d->tunable_mask & (1u << k));
+}
+
+void df_profile_overlay_tunables(
+        const struct df_profile_decision *d, const struct df_governor_ops *ops, const uint32_t *base,
+        uint32_t *ret) {
+        assert(d);
+        assert(ops);
+        assert(base || ops->n_tunables == 0);
+        assert(ret || ops->n_tunables == 0);
+
+        for (size_t i = 0; i < ops->n_tunables; i++)
+                ret[i] = (d->tunable_mask & (1u << i)) ? d->tunables[i] : base[i];
+}
+
+int df_profile_tunables(
+        const struct df_profile_decision *d, const struct df_governor_ops *ops, const uint32_t *saved,
+        const uint32_t *configured, uint32_t *ret) {
+        uint32_t values[DF_GOVERNOR_TUNABLES_MAX] = {};
+        int r = 0;
+
+        assert(d);
+        assert(ops);
+
+        df_profile_overlay_tunables(d, ops, saved, values);
+        if (df_governor_validate(ops, values) < 0) {
+                df_profile_overlay_tunables(d, ops, configured, values);
+                if (df_governor_validate(ops, values) < 0)
+                        return -ERANGE;
+                r = 1;
+        }
+        if (ops->n_tunables > 0)
+                memcpy(ret, values, ops->n_tunables * sizeof(uint32_t));
+        return r;
 }
 
 bool df_profile_decision_equal(const struct df_profile_decision *a, const struct df_profile_decision *b) {

@@ -42,5 +42,22 @@ void df_profile_decide(
 bool df_profile_sets_tunable(
         const struct df_profile_decision *d, const struct df_governor_ops *ops, const char *name);
 
+/* The decision's tunables (for `ops`, the governor it runs) over `base`, into `ret`. */
+void df_profile_overlay_tunables(
+        const struct df_profile_decision *d, const struct df_governor_ops *ops, const uint32_t *base,
+        uint32_t *ret);
+
+/*
+ * The tunables `ops` runs with under decision `d`, checked as one set (df_governor_validate): the
+ * profile's over `saved`, the values outside the profile with persisted choices (0); where those do
+ * not fit together, the profile's over `configured`, the configuration's values or the defaults,
+ * which configuration checking judged the profile's against (1: the persisted choices give way
+ * while the profile is active). -ERANGE when neither fits (a device the configuration does not
+ * name); `ret` is written only on success.
+ */
+int df_profile_tunables(
+        const struct df_profile_decision *d, const struct df_governor_ops *ops, const uint32_t *saved,
+        const uint32_t *configured, uint32_t *ret);
+
 /* Whether two decisions set the same things. */
 bool df_profile_decision_equal(const struct df_profile_decision *a, const struct df_profile_decision *b);

@@ -148,6 +148,19 @@ is "the next switch drops the override; the persisted choice stays" "$(dget gpu 
         '2 "upthreshold" 90 "downdifferential" 10'
 is "no profile: no floor" "$(dget gpu MinFrequency)" "200000000"
 
+# A saved tunable that does not fit with the profile's: the profile's set applies over the configured
+# values while it is active, the saved choice stays saved and comes back when it is left.
+dcall gpu SetTunable su downdifferential 60
+mcall SetProfile s performance
+is "a saved downdifferential 60 gives way to performance's upthreshold 50" "$(dget gpu Tunables)" \
+        '2 "upthreshold" 50 "downdifferential" 5'
+check "... the log says which, and what applies" grep -q \
+        "gpu: profile performance: the saved downdifferential = 60 do not fit with the profile's upthreshold = 50 (governor simple_ondemand); downdifferential = 5 while the profile is active" \
+        "$daemon_log"
+check "... and it stays saved" grep -q $'^gpu\ttunable:downdifferential\t60\t' "$tmp/state/state"
+mcall SetProfile s ''
+is "leaving the profile gives it back" "$(dget gpu Tunables)" '2 "upthreshold" 90 "downdifferential" 60'
+
 # ================================================================================ start and reload
 mcall SetProfile s performance
 stop_daemon
@@ -166,5 +179,38 @@ check "and the log says so" grep -q "The active profile power-saver is no longer
 is "its governor and ceilings are gone" "$(dget gpu Governor) $(dget gpu MaxFrequency) $(dget dmc Requests)" \
         "simple_ondemand 800000000 0"
 is "Profiles changed with the reload" "$(getp "$manager_path" "$manager_iface" Profiles)" 'as 2 "performance" "balanced"'
+
+# ================================================================================ a set that does not fit
+write_conf "" "[profile quiet]
+gpu.governor = conservative
+gpu.up_threshold = 15"
+line=$(grep -n '^gpu.up_threshold' "$tmp/devfreqd.conf" | cut -d: -f1)
+busctl_error "Reload: a profile's tunables that do not fit together are InvalidConfiguration, file:line" \
+        "$error_prefix.InvalidConfiguration" \
+        "$tmp/devfreqd.conf:$line: profile quiet, device 'gpu': the tunables of governor conservative do not fit together: up_threshold = 15, down_threshold = 20" \
+        mcall Reload
+is "... and the old configuration stays" "$(getp "$manager_path" "$manager_iface" Profiles)" 'as 2 "performance" "balanced"'
+
+# An autodiscovered device is not checked with the configuration: where the profile's tunables do not
+# fit together over its governor's defaults, neither the profile's governor nor its tunables apply
+# there, LastError names the profile, the device and the values, and the rest of the profile applies.
+write_conf "autodiscover = yes
+default-mode = govern
+default-governor = simple_ondemand" "[profile quiet]
+policy2.governor = conservative
+policy2.up_threshold = 15
+policy2.max-frequency = 1GHz"
+mcall Reload
+is "policy2 autodiscovered under simple_ondemand" "$(dget policy2 Governor)" "simple_ondemand"
+is "SetProfile quiet succeeds" "$(mcall SetProfile s quiet)" ""
+is "policy2 keeps its governor and tunables" "$(dget policy2 Governor) $(dget policy2 Tunables)" \
+        'simple_ondemand 2 "upthreshold" 90 "downdifferential" 5'
+is "LastError names the profile, the device and the values" "$(dget policy2 LastError)" \
+        "profile quiet: on policy2 the tunables of governor conservative do not fit together (up_threshold = 15, down_threshold = 20, freq_step = 5, sampling_down_factor = 1); the profile sets neither governor nor tunables here"
+is "the profile's ceiling still applies" "$(dget policy2 MaxFrequency)" "1000000000"
+check "SetTunable upthreshold there is accepted" dcall policy2 SetTunable su upthreshold 80
+check "... and persisted: the profile does not set it on policy2" \
+        grep -q $'^policy2\ttunable:upthreshold\t80\t' "$tmp/state/state"
+mcall SetProfile s ''
 
 tap_done

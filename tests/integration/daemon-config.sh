@@ -112,6 +112,23 @@ bad "a non-UTF-8 byte" "$conf" 3 "UTF-8"
 write "${head_lines[@]}" 'polling-interval = 100ms # fast'
 bad "'#' used as an inline comment" "$conf" 3 "#"
 
+# A profile's tunables are checked as the set the daemon would apply, by the governor's own rule:
+# each value within its range is not enough.
+gpu_lines=('' '[device gpu]' 'path = /sys/class/devfreq/ff9a0000.gpu' 'mode = govern' \
+        'governor = simple_ondemand' 'load = counters:/sys/devices/platform/ff9a0000.gpu/busy')
+write "${head_lines[@]}" "${gpu_lines[@]}" '' '[profile quiet]' 'gpu.governor = conservative' \
+        'gpu.up_threshold = 15' 'gpu.max-frequency = 400MHz'
+bad "a profile's up_threshold under the default down_threshold of its governor" "$conf" 12 \
+        "profile quiet, device 'gpu': the tunables of governor conservative do not fit together: up_threshold = 15, down_threshold = 20"
+write "${head_lines[@]}" "${gpu_lines[@]}" '' '[profile quiet]' 'gpu.upthreshold = 5' 'gpu.downdifferential = 50'
+bad "a profile's pair that breaks downdifferential <= upthreshold" "$conf" 12 \
+        "profile quiet, device 'gpu': .* upthreshold = 5, downdifferential = 50"
+write "${head_lines[@]}" "${gpu_lines[@]}" 'downdifferential = 30' '' '[profile quiet]' 'gpu.upthreshold = 20'
+bad "a profile's upthreshold under the device's configured downdifferential" "$conf" 12 \
+        "upthreshold = 20, downdifferential = 30"
+write "${head_lines[@]}" "${gpu_lines[@]}" '' '[profile quiet]' 'gpu.downdifferential = 95' 'gpu.upthreshold = 100'
+like "a profile's pair that fits only together is accepted" "$(check_config 2>&1)" "configuration OK"
+
 # Mistakes in a drop-in name the drop-in.
 write "${head_lines[@]}"
 printf '[device gpu]\npath = /sys/class/devfreq/ff9a0000.gpu\nmode = govern\ngovernor = turbo\n' \

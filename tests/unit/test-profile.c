@@ -16,10 +16,12 @@
 
 #define MHZ(x) (UINT64_C(x) * 1000000)
 
-#define DEVICES                                                                                              \
+/* gpu alone, its section open for more keys. */
+#define GPU_ONLY                                                                                             \
         "[daemon]\nautodiscover = no\n"                                                                      \
-        "[device gpu]\npath = /sys/class/devfreq/gpu\nmode = govern\nload = percent:/sys/x/load\n"           \
-        "[device dmc]\npath = /sys/class/devfreq/dmc\nmode = clamp\n"
+        "[device gpu]\npath = /sys/class/devfreq/gpu\nmode = govern\nload = percent:/sys/x/load\n"
+
+#define DEVICES GPU_ONLY "[device dmc]\npath = /sys/class/devfreq/dmc\nmode = clamp\n"
 
 static struct df_config *load(const char *text, struct df_config_errors *e) {
         struct df_config *c = NULL;
@@ -109,6 +111,23 @@ static const struct {
         { "[daemon]\nfollow-power-profiles = maybe\n", "p.conf:2: 'maybe' is not a boolean" },
         { "[daemon]\nprofile-groups = 1video\n", "p.conf:2: '1video' is not a group name" },
         { DEVICES "[profile x]\ngpu.governor = powersave # low\n", "p.conf:11: '#' starts a comment only" },
+        /* The governor's cross rule, over the set the daemon would apply: the profile's lines over the
+         * configured values, or the defaults of the governor the profile switches to. */
+        { DEVICES "[profile x]\ngpu.upthreshold = 5\ngpu.downdifferential = 50\n",
+          "p.conf:12: profile x, device 'gpu': the tunables of governor simple_ondemand do not fit together: "
+          "upthreshold = 5, downdifferential = 50" },
+        { DEVICES
+          "[profile quiet]\ngpu.governor = conservative\ngpu.up_threshold = 15\ngpu.max-frequency = 400MHz\n",
+          "p.conf:12: profile quiet, device 'gpu': the tunables of governor conservative do not fit together: "
+          "up_threshold = 15, down_threshold = 20, freq_step = 5, sampling_down_factor = 1" },
+        { GPU_ONLY "downdifferential = 30\n[profile x]\ngpu.upthreshold = 20\n",
+          "p.conf:9: profile x, device 'gpu': the tunables of governor simple_ondemand do not fit together: "
+          "upthreshold = 20, downdifferential = 30" },
+        { DEVICES "[profile x]\n*.up_threshold = 15\n*.governor = conservative\n",
+          "p.conf:11: profile x, device 'gpu': the tunables of governor conservative do not fit together: "
+          "up_threshold = 15, down_threshold = 20" },
+        { DEVICES "[profile x]\n*.governor = conservative\ngpu.upthreshold = 50\n",
+          "p.conf:12: 'upthreshold' is not a tunable of governor conservative, which device 'gpu' runs" },
 };
 
 START_TEST(test_bad) {
@@ -122,6 +141,21 @@ START_TEST(test_bad) {
         ck_assert_msg(
                 strncmp(e.messages[0], bad[_i].error, strlen(bad[_i].error)) == 0, "got %s", e.messages[0]);
         df_config_errors_done(&e);
+}
+END_TEST
+
+/* Sets that fit only together, or only over the defaults of the profile's own governor. */
+START_TEST(test_tunable_sets) {
+        struct df_config *c = load_ok(
+                GPU_ONLY
+                "downdifferential = 30\nupthreshold = 95\n"
+                "[profile a]\ngpu.downdifferential = 95\ngpu.upthreshold = 100\n"
+                "[profile b]\ngpu.governor = conservative\ngpu.up_threshold = 15\ngpu.down_threshold = 10\n"
+                "[profile c]\n*.upthreshold = 40\ngpu.governor = conservative\n*.up_threshold = 60\n"
+                "[profile d]\ngpu.governor = simple_ondemand\ngpu.upthreshold = 40\n");
+
+        ck_assert_uint_eq(c->n_profiles, 4);
+        df_config_free(c);
 }
 END_TEST
 
@@ -215,14 +249,52 @@ START_TEST(test_decide) {
 }
 END_TEST
 
+/* The set a decision gives: the profile's values over the saved ones, over the configured ones where
+ * those do not fit, or nothing. */
+START_TEST(test_tunables) {
+        const struct df_governor_ops *ops = &df_governor_simple_ondemand;
+        struct df_profile_decision d = { .tunable_mask = 1u << 0, .tunables = { 50 } }; /* upthreshold 50 */
+        const uint32_t saved[] = { 90, 30 }, conflict[] = { 90, 60 }, configured[] = { 90, 5 };
+        uint32_t ret[DF_GOVERNOR_TUNABLES_MAX] = { 7, 7, 7 }, keep[DF_GOVERNOR_TUNABLES_MAX];
+
+        df_profile_overlay_tunables(&d, ops, conflict, ret);
+        ck_assert_uint_eq(ret[0], 50);
+        ck_assert_uint_eq(ret[1], 60);
+
+        ck_assert_int_eq(df_profile_tunables(&d, ops, saved, configured, ret), 0);
+        ck_assert_uint_eq(ret[0], 50);
+        ck_assert_uint_eq(ret[1], 30);
+        ck_assert_uint_eq(ret[2], 7); /* only the governor's tunables are written */
+
+        /* A saved downdifferential 60 does not fit under the profile's upthreshold 50: the configured 5. */
+        ck_assert_int_eq(df_profile_tunables(&d, ops, conflict, configured, ret), 1);
+        ck_assert_uint_eq(ret[0], 50);
+        ck_assert_uint_eq(ret[1], 5);
+
+        /* Not even over the configured values: -ERANGE, and nothing written. */
+        d.tunables[0] = 4;
+        memcpy(keep, ret, sizeof(keep));
+        ck_assert_int_eq(df_profile_tunables(&d, ops, conflict, configured, ret), -ERANGE);
+        ck_assert_mem_eq(ret, keep, sizeof(keep));
+
+        /* No tunable in the decision: the saved ones as they are. */
+        d.tunable_mask = 0;
+        ck_assert_int_eq(df_profile_tunables(&d, ops, saved, configured, ret), 0);
+        ck_assert_uint_eq(ret[1], 30);
+        ck_assert_int_eq(df_profile_tunables(&d, &df_governor_performance, NULL, NULL, NULL), 0);
+}
+END_TEST
+
 static Suite *suite(void) {
         Suite *s = suite_create("profile");
         TCase *tc = tcase_create("profile");
 
         tcase_add_test(tc, test_model);
         tcase_add_loop_test(tc, test_bad, 0, (int) ELEMENTSOF(bad));
+        tcase_add_test(tc, test_tunable_sets);
         tcase_add_test(tc, test_autodiscovered_name);
         tcase_add_test(tc, test_decide);
+        tcase_add_test(tc, test_tunables);
         suite_add_tcase(s, tc);
         return s;
 }
