@@ -299,6 +299,27 @@ static void persist(struct manager_device *d, const char *key, const char *value
                 log_warning_errno(r, "%s: cannot remember the choice %s=%s: %m", d->name, key, value);
 }
 
+const char *manager_device_governor_refusal(
+        const struct manager_device *d, const struct df_governor_ops *ops, int r, char *buf, size_t size) {
+        assert(d);
+        assert(ops);
+        assert(buf);
+
+        if (r == -ENOMEDIUM)
+                snprintf(
+                        buf, size, "Governor %s needs a load source; %s has none (configure load =)",
+                        ops->name, d->name);
+        else if (r == -ENOLINK && d->spec->parent)
+                snprintf(buf, size, "Governor passive follows %s, which is not attached now", d->spec->parent);
+        else if (r == -ENOLINK)
+                snprintf(
+                        buf, size, "Governor passive follows a parent device; configure parent = for %s",
+                        d->name);
+        else
+                return NULL;
+        return buf;
+}
+
 int device_switch_governor(struct manager_device *d, const struct df_governor_ops *ops) {
         const struct df_governor_ops *old = d->dev->governor.ops;
         int r;
@@ -315,6 +336,12 @@ int device_switch_governor(struct manager_device *d, const struct df_governor_op
                 return r;
         r = device_open_load(d);
         if (r < 0) {
+                /* A file of the configuration gone since it was checked: the device's failure, not the
+                 * caller's, so in LastError and the log like a failed write. */
+                device_set_error(
+                        d, LOG_WARNING, "governor %s: cannot open the load source %s%s%s: %s", ops->name,
+                        df_load_kind_to_string(d->spec->load), d->spec->load_path ? ":" : "",
+                        strempty(d->spec->load_path), strerror(-r));
                 (void) df_device_set_governor(d->dev, old);
                 (void) device_open_load(d);
                 return r;

@@ -50,6 +50,8 @@ int device_prepare(struct manager_device *d);
 int device_open_load(struct manager_device *d);
 struct manager_device *device_free(struct manager_device *d);
 int manager_device_set_governor_kernel(struct manager_device *d, const char *name);
+/* Govern mode: -ENOMEDIUM and -ENOLINK are refusals (manager_device_governor_refusal()); a load
+ * source that cannot be opened is the device's failure, in LastError; the old governor stays. */
 int device_switch_governor(struct manager_device *d, const struct df_governor_ops *ops);
 
 /* manager-state.c: persisted choices */

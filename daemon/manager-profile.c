@@ -131,6 +131,7 @@ decide_govern(struct manager_device *d, struct df_profile_decision *dec, uint32_
 static void apply_govern(struct manager_device *d, struct df_profile_decision *dec) {
         uint32_t values[DF_GOVERNOR_TUNABLES_MAX] = {};
         const struct df_governor_ops *target = decide_govern(d, dec, values);
+        char why[256];
         int r;
 
         if (target != d->dev->governor.ops) {
@@ -138,7 +139,10 @@ static void apply_govern(struct manager_device *d, struct df_profile_decision *d
                 if (r < 0) {
                         device_set_error(
                                 d, LOG_WARNING, "profile %s: cannot switch to governor %s: %s",
-                                profile_name(d), target->name, strerror(-r));
+                                profile_name(d), target->name,
+                                manager_device_governor_refusal(d, target, r, why, sizeof(why)) ?:
+                                        d->last_error[0] ? d->last_error :
+                                                           strerror(-r));
                         drop_governor(dec);
                         return;
                 }

@@ -290,10 +290,15 @@ int manager_device_remove_request(struct manager_device *d, struct df_qos_reques
 
 /*
  * -EINVAL: unknown governor (govern); -ENOPKG: not offered by the kernel (clamp); -ENOMEDIUM:
- * the governor needs a load source the device lacks; -ENOLINK: passive without a parent; clamp
- * mode: the write's errno (nothing changed; LastError and the log say why).
+ * the governor needs a load source the device lacks; -ENOLINK: passive without a parent, or one
+ * not attached; -ENOMEM. Any other errno is the device's failure: the load source could not be
+ * opened (govern), the write failed (clamp); nothing changed, and LastError and the log say why.
  */
 int manager_device_set_governor(struct manager_device *d, const char *name);
+/* Why governor `ops` cannot run on the device (the -ENOMEDIUM and -ENOLINK of
+ * manager_device_set_governor()), for an error reply or LastError; NULL for another `r`. */
+const char *manager_device_governor_refusal(
+        const struct manager_device *d, const struct df_governor_ops *ops, int r, char *buf, size_t size);
 /* -EOPNOTSUPP unless govern mode under the userspace governor. */
 int manager_device_set_frequency(struct manager_device *d, uint64_t freq);
 /* -EOPNOTSUPP in clamp mode, -ENOENT unknown name, -ERANGE out of range. */

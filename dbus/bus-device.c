@@ -213,7 +213,7 @@ PROPERTY_GETTER(property_get_thermal_cap) {
 
 static int method_set_governor(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         struct manager_device *d = userdata;
-        char e[ECHO_BUFFER];
+        char e[ECHO_BUFFER], why[256];
         const char *name;
         int r;
 
@@ -239,20 +239,20 @@ static int method_set_governor(sd_bus_message *m, void *userdata, sd_bus_error *
                         error, ERROR_INVALID_GOVERNOR,
                         "The kernel does not offer governor '%s' for %s (see AvailableGovernors)",
                         bus_echo(name, e), d->node->path);
-        if (r == -ENOMEDIUM)
+        if (d->dev->mode == DF_MODE_GOVERN && (r == -ENOMEDIUM || r == -ENOLINK))
                 return sd_bus_error_setf(
-                        error, ERROR_INVALID_GOVERNOR,
-                        "Governor '%s' needs a load source; %s has none (configure load =)",
-                        bus_echo(name, e), d->name);
-        if (r == -ENOLINK)
-                return sd_bus_error_setf(
-                        error, ERROR_INVALID_GOVERNOR,
-                        "Governor 'passive' follows a parent device; configure parent = for %s", d->name);
+                        error, ERROR_INVALID_GOVERNOR, "%s",
+                        manager_device_governor_refusal(d, df_governor_find(name), r, why, sizeof(why)));
+        if (r == -ENOMEM)
+                return r;
+        /* The device's failure, with the path and the errno text: the kernel's list or the write (clamp),
+         * the load source (govern, in LastError). */
         if (r < 0 && d->dev->mode == DF_MODE_CLAMP)
                 return sd_bus_error_setf(
                         error, ERROR_DEVICE_FAILED, "%s", d->node->error[0] ? d->node->error : strerror(-r));
         if (r < 0)
-                return r;
+                return sd_bus_error_setf(
+                        error, ERROR_DEVICE_FAILED, "%s", d->last_error[0] ? d->last_error : strerror(-r));
         return sd_bus_reply_method_return(m, NULL);
 }
 

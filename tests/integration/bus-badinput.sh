@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Bad input as a new user would type it (busctl, gdbus, a python-dbus client): wrong signatures,
 # unknown names and keys, boundary values, huge strings, unknown objects, 10,000 requests. Each
-# gets its documented error and leaves the daemon serving with its state unchanged.
+# gets its documented error and leaves the daemon serving with its state unchanged; a device's own
+# failure on the way is DeviceFailed with the path, and in LastError.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/bus-lib.sh"
@@ -328,6 +329,37 @@ client_stop Y
 rm "$tmp/conf.d/50-limits.conf"
 mcall Reload
 check "with that client gone, the state is what it was" wait_until $((10 * slow)) back
+
+# ================================================================================ device failures
+# The device's failure, not the caller's: DeviceFailed naming the path and the errno text, the same
+# text in LastError and the log, and nothing else changed.
+# failed DESCRIPTION DEVICE MESSAGE VIA...
+failed() {
+        local desc=$1 dev=$2 msg=$3 before after got
+        shift 3
+        before=$(snap | sed 's/ LastError=.*//')
+        got=$("$@" || true)
+        if [[ $got == "$error_prefix.DeviceFailed $msg" ]]; then ok "$desc"; else
+                not_ok "$desc"
+                diag "got:      ${got:0:300}" "expected: $error_prefix.DeviceFailed $msg"
+        fi
+        after=$(snap | sed 's/ LastError=.*//')
+        if [[ $after == "$before" ]] && serving gpu; then ok "$desc: nothing else changed, still serving"; else
+                not_ok "$desc: nothing else changed, still serving"
+                diag "before: $before" "after:  $after"
+        fi
+        is "$desc: LastError says so" "$(dget "$dev" LastError)" "$msg"
+        check "$desc: the log says so" grep -qF "$dev: $msg" "$daemon_log"
+}
+busy=$root/sys/devices/platform/gpu0/busy
+dcall tick SetGovernor s performance
+mv "$busy" "$busy.away"
+failed "SetGovernor to a polling governor whose load source is gone" tick \
+        "governor simple_ondemand: cannot open the load source counters:/sys/devices/platform/gpu0/busy: No such file or directory" \
+        via_busctl call "$name" "$p_tick" "$device_iface" SetGovernor s simple_ondemand
+mv "$busy.away" "$busy"
+is "with the file back, the switch works" "$(dcall tick SetGovernor s simple_ondemand)$(dget tick Governor)" \
+        "simple_ondemand"
 
 client_stop H
 check "the daemon still serves" serving gpu

@@ -213,4 +213,35 @@ check "... and persisted: the profile does not set it on policy2" \
         grep -q $'^policy2\ttunable:upthreshold\t80\t' "$tmp/state/state"
 mcall SetProfile s ''
 
+# A governor the device cannot switch to when the switch is made: a passive device whose parent is not
+# attached (its path does not exist yet) is named as such, not as an errno.
+cat >"$tmp/devfreqd.conf" <<EOF
+[daemon]
+autodiscover = no
+follow-power-profiles = no
+
+$(gpu_load_section)
+
+[device npu]
+path = /sys/class/devfreq/npu
+
+[device dmc]
+path = /sys/class/devfreq/dmc
+mode = govern
+governor = passive
+parent = npu
+
+[profile low]
+dmc.governor = powersave
+EOF
+mcall Reload
+mcall SetProfile s low
+is "dmc under the profile's powersave" "$(dget dmc Governor)" "powersave"
+mcall SetProfile s ''
+is "leaving it, dmc cannot go back to passive: it stays on powersave" "$(dget dmc Governor)" "powersave"
+is "... and LastError says why" "$(dget dmc LastError)" \
+        "profile (none): cannot switch to governor passive: Governor passive follows npu, which is not attached now"
+busctl_error "SetGovernor passive there is InvalidGovernor, naming the parent" "$error_prefix.InvalidGovernor" \
+        "Governor passive follows npu, which is not attached now" dcall dmc SetGovernor s passive
+
 tap_done
