@@ -170,7 +170,9 @@ static void check_limits(struct manager_device *d) {
         df_device_set_outer_range(d->dev, min, max);
 }
 
-static void write_failed(struct manager_device *d, int r) {
+/* A read or write of the node failed (n->error names it): a node gone is detached, anything else is
+ * in LastError and the log. */
+static void access_failed(struct manager_device *d, int r) {
         if (device_check_vanished(d, r))
                 return;
         device_set_error(d, LOG_ERR, "%s", d->node->error[0] ? d->node->error : strerror(-r));
@@ -197,7 +199,7 @@ void device_evaluate(struct manager_device *d, bool full_publish) {
 
         r = df_device_evaluate(d->dev, now_usec(), &ev);
         if (r < 0)
-                write_failed(d, r);
+                access_failed(d, r);
         else if (ev.wrote && d->logged_error[0]) {
                 log_info("%s: writing works again", d->name);
                 d->logged_error[0] = '\0';
@@ -359,12 +361,20 @@ int manager_device_set_governor_kernel(struct manager_device *d, const char *nam
 
         if (df_node_kernel_governor(d->node, current, sizeof(current)) >= 0 && streq(current, name))
                 return 0;
-        if (df_node_offers_governor(d->node, name) <= 0)
+        r = df_node_offers_governor(d->node, name);
+        if (r == 0)
                 return -ENOPKG; /* not offered: nothing written */
+        if (r < 0) {
+                /* The list could not be read (n->error says which): the device's failure, not a
+                 * governor the kernel lacks. */
+                access_failed(d, r);
+                manager_detach_vanished_later(d->manager);
+                return r;
+        }
         r = df_node_set_kernel_governor(d->node, name);
         if (r < 0) {
                 /* The write itself failed: like every failed write, in LastError and the log. */
-                write_failed(d, r);
+                access_failed(d, r);
                 device_publish(d, false);
                 manager_detach_vanished_later(d->manager);
                 return r;
@@ -509,7 +519,7 @@ int manager_device_reset_statistics(struct manager_device *d) {
         /* A failed reset is a failed write like any other: LastError and the log say so. */
         r = df_node_reset_kernel_stats(d->node);
         if (r < 0) {
-                write_failed(d, r);
+                access_failed(d, r);
                 device_publish(d, false);
                 manager_detach_vanished_later(d->manager);
         }

@@ -292,7 +292,8 @@ int manager_device_remove_request(struct manager_device *d, struct df_qos_reques
  * -EINVAL: unknown governor (govern); -ENOPKG: not offered by the kernel (clamp); -ENOMEDIUM:
  * the governor needs a load source the device lacks; -ENOLINK: passive without a parent, or one
  * not attached; -ENOMEM. Any other errno is the device's failure: the load source could not be
- * opened (govern), the write failed (clamp); nothing changed, and LastError and the log say why.
+ * opened (govern), the kernel's list could not be read or the write failed (clamp); nothing
+ * changed, and LastError and the log say why.
  */
 int manager_device_set_governor(struct manager_device *d, const char *name);
 /* Why governor `ops` cannot run on the device (the -ENOMEDIUM and -ENOLINK of

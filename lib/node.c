@@ -453,7 +453,9 @@ int df_node_offers_governor(struct df_node *n, const char *name) {
         if (!df_name_valid(name))
                 return 0;
         r = node_read_text(n->dirfd, node_attrs(n)->governors, &text);
-        if (r < 0)
+        if (r < 0) {
+                node_set_error(n, "read %s/%s: %s", n->path, node_attrs(n)->governors, strerror(-r));
                 return r;
+        }
         return df_word_in_list(text, name);
 }

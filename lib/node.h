@@ -139,7 +139,7 @@ int df_node_restore(struct df_node *n, const struct df_originals *o);
 int df_node_kernel_governor(struct df_node *n, char *buf, size_t size);
 int df_node_kernel_governors(struct df_node *n, char ***ret, size_t *ret_n);
 /* Whether the node offers this kernel governor (its available_governors list names it): 1 or 0,
- * or a negative errno when the list cannot be read. */
+ * or a negative errno when the list cannot be read (n->error names it). */
 int df_node_offers_governor(struct df_node *n, const char *name);
 /* Write the kernel governor; -EINVAL when the node does not offer it. */
 int df_node_set_kernel_governor(struct df_node *n, const char *name);

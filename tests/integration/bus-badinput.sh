@@ -360,6 +360,14 @@ failed "SetGovernor to a polling governor whose load source is gone" tick \
 mv "$busy.away" "$busy"
 is "with the file back, the switch works" "$(dcall tick SetGovernor s simple_ondemand)$(dget tick Governor)" \
         "simple_ondemand"
+governors=$root$dmc/available_governors
+mv "$governors" "$governors.away"
+mkdir "$governors"
+failed "SetGovernor in clamp mode when the kernel's list cannot be read" dmc \
+        "read $dmc/available_governors: Is a directory" \
+        via_busctl call "$name" "$p_dmc" "$device_iface" SetGovernor s performance
+rmdir "$governors"
+mv "$governors.away" "$governors"
 
 client_stop H
 check "the daemon still serves" serving gpu

@@ -890,6 +890,25 @@ START_TEST(test_kernel_governors) {
 }
 END_TEST
 
+/* A list that cannot be read is an error that n->error names, not a governor the kernel lacks. */
+START_TEST(test_offers_governor) {
+        struct fixture *f = fixture_policy(true);
+        char path[PATH_MAX];
+
+        ck_assert_int_eq(df_node_offers_governor(f->n, "performance"), 1);
+        ck_assert_int_eq(df_node_offers_governor(f->n, "turbo"), 0);
+        ck_assert_int_eq(df_node_offers_governor(f->n, "perf"), 0);
+        ck_assert_str_eq(f->n->error, "");
+        snprintf(path, sizeof(path), "%s/" POLICY "0/scaling_available_governors", f->root);
+        ck_assert_int_eq(unlink(path), 0);
+        ck_assert_int_eq(mkdir(path, 0755), 0);
+        ck_assert_int_eq(df_node_offers_governor(f->n, "performance"), -EISDIR);
+        ck_assert_str_eq(f->n->error, "read /" POLICY "0/scaling_available_governors: Is a directory");
+        ck_assert_int_eq(rmdir(path), 0);
+        fixture_free(f);
+}
+END_TEST
+
 /* --- errors ---------------------------------------------------------------------------------- */
 
 START_TEST(test_first_write_once) {
@@ -1122,6 +1141,7 @@ static Suite *suite(void) {
 
         tc = tcase_create("kernel-governors");
         tcase_add_test(tc, test_kernel_governors);
+        tcase_add_test(tc, test_offers_governor);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("write-errors");
