@@ -144,8 +144,7 @@ profile_governor(const struct df_config *c, struct df_config_profile *pr, const 
 
         if (g)
                 return df_governor_find(g->value);
-        if (ops && !(ops == &df_governor_passive && !d->parent) &&
-            !(ops->polls && d->path && df_spec_lacks_load(d)))
+        if (ops && df_spec_config_check_governor(d, ops) == 0)
                 return ops;
         return df_governor_find(df_config_device_governor(c, d));
 }
@@ -161,9 +160,9 @@ static void validate_governor_line(
                 config_report_at(
                         p, &l->loc, "unknown governor '%s' for device '%s' in govern mode (one of %s)",
                         l->value, d->name, config_governor_names(names, sizeof(names)));
-        else if (ops == &df_governor_passive && !d->parent)
+        else if (df_spec_config_check_governor(d, ops) == -ENOLINK)
                 config_report_at(p, &l->loc, "device '%s' cannot run passive: it has no parent = NAME", d->name);
-        else if (ops->polls && d->path && df_spec_lacks_load(d))
+        else if (df_spec_config_check_governor(d, ops) == -ENOMEDIUM)
                 config_report_at(
                         p, &l->loc, "device '%s': governor %s needs a load source, and the device has none",
                         d->name, ops->name);

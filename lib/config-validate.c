@@ -136,7 +136,7 @@ static void validate_governor(struct parser *p, const struct df_config_device *d
                         config_governor_names(names, sizeof(names)));
                 return;
         }
-        if (ops->polls && d->path && df_spec_lacks_load(d))
+        if (df_spec_config_check_governor(d, ops) == -ENOMEDIUM)
                 config_report_at(
                         p,
                         d->load_set         ? &d->load_loc :

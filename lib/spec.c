@@ -29,6 +29,17 @@ bool df_spec_lacks_load(const struct df_config_device *d) {
         return kind >= 0 && df_spec_default_load(kind) == DF_LOAD_NONE;
 }
 
+int df_spec_config_check_governor(const struct df_config_device *d, const struct df_governor_ops *ops) {
+        assert(d);
+        assert(ops);
+
+        if (ops->polls && d->path && df_spec_lacks_load(d))
+                return -ENOMEDIUM;
+        if (ops == &df_governor_passive && !d->parent)
+                return -ENOLINK;
+        return 0;
+}
+
 int df_spec_check_governor(const struct df_device_spec *s, const struct df_governor_ops *ops) {
         assert(s);
         assert(ops);

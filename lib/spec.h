@@ -118,3 +118,6 @@ enum df_load_kind df_spec_default_load(enum df_kind kind);
 /* A configured device runs no load source, as far as its path's spelling tells (the node decides
  * the kind otherwise, when the device is resolved). */
 bool df_spec_lacks_load(const struct df_config_device *d);
+/* df_spec_check_governor() on a configured device, before it is resolved: the load as far as the
+ * path's spelling tells. */
+int df_spec_config_check_governor(const struct df_config_device *d, const struct df_governor_ops *ops);
