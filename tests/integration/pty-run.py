@@ -9,7 +9,7 @@ for TERM=vt100), and after every read the screen, one line per row, replaces the
 CONTROL is a FIFO read line by line: "key TEXT" types TEXT (escapes as in Python: \\r, \\x1b),
 "resize ROWS COLS" changes the window size (TIOCSWINSZ: the kernel sends SIGWINCH).
 Exits with the command's exit status (128 + N when killed by signal N), after writing the last
-screen; after 120 s the command is killed.
+screen; after 120 s (or $PTY_RUN_SECONDS) the command is killed.
 """
 
 import errno
@@ -221,7 +221,8 @@ def main():
         os.execvp(command[0], command)
 
     raw = open(os.environ["PTY_RAW"], "wb") if os.environ.get("PTY_RAW") else None
-    deadline = time.monotonic() + 120
+    seconds = int(os.environ.get("PTY_RUN_SECONDS", "120"))
+    deadline = time.monotonic() + seconds
     pending = b""
     decoder_buf = b""
     while time.monotonic() < deadline:
@@ -249,7 +250,7 @@ def main():
             screen.feed(text)
             write_screen(screen_path, screen)
     else:
-        print("pty-run: the command did not end in 120 s; killing it", file=sys.stderr)
+        print(f"pty-run: the command did not end in {seconds} s; killing it", file=sys.stderr)
         os.kill(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
     write_screen(screen_path, screen)
