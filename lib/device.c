@@ -240,20 +240,6 @@ static uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi) {
         return MIN(MAX(v, lo), hi);
 }
 
-/* The lowest and highest enabled points (latency aside); false if none is enabled. */
-static bool enabled_span(const struct df_device *d, uint64_t *ret_lo, uint64_t *ret_hi) {
-        bool any = false;
-
-        for (size_t i = 0; i < d->opps.n; i++)
-                if (d->opps.opps[i].enabled) {
-                        if (!any)
-                                *ret_lo = d->opps.opps[i].freq;
-                        *ret_hi = d->opps.opps[i].freq;
-                        any = true;
-                }
-        return any;
-}
-
 /* The ceiling of every bound but the points: administrator, QoS aggregate, other tools. */
 static uint64_t bound_ceiling(const struct df_device *d, uint64_t qos_max) {
         uint64_t ceiling = MIN(d->admin_max, qos_max);
@@ -306,7 +292,10 @@ settle_binding(struct df_device *d, uint64_t base, uint64_t qos_min, uint64_t qo
         df_qos_binding_decides(&d->qos, DF_QOS_MIN_FREQUENCY, d->eff_min > min);
         range_of(d, lo, hi, base, qos_min, UINT64_MAX, &min, &max);
         df_qos_binding_decides(&d->qos, DF_QOS_MAX_FREQUENCY, d->eff_max < max);
-        if (!overridden && enabled_span(d, &lo, &hi))
+        /* Without latency: the lowest and highest enabled points (refresh() found one at least). */
+        lo = 0;
+        hi = UINT64_MAX;
+        if (!overridden && df_opp_find_ceil(&d->opps, &lo) >= 0 && df_opp_find_floor(&d->opps, &hi) >= 0)
                 range_of(d, lo, hi, lo, qos_min, qos_max, &min, &max);
         df_qos_binding_decides(
                 &d->qos, DF_QOS_LATENCY,
