@@ -335,6 +335,38 @@ START_TEST(test_snap_respects_ceiling) {
 }
 END_TEST
 
+/* A floor and a ceiling with no point between them (250 and 280 MHz): a value raised to the
+ * floor would round up to 300 MHz, past the ceiling, as the kernel's devfreq_recommended_opp()
+ * does; the ceiling wins and 200 MHz, under the floor, is applied (devfreqd(8), "rounding up
+ * never passes the ceiling"). The range itself reports the requested bounds. */
+START_TEST(test_snap_floor_between_points) {
+        struct fake f = {};
+        struct df_device *d = make(DF_MODE_GOVERN, &df_governor_userspace, false, &f, 100 * MHZ);
+        struct df_qos_request min = {}, max = {};
+        struct df_evaluation ev;
+
+        ck_assert_int_eq(df_qos_add_request(&d->qos, &min, DF_QOS_MIN_FREQUENCY, 250 * MHZ), 1);
+        ck_assert_int_eq(df_qos_add_request(&d->qos, &max, DF_QOS_MAX_FREQUENCY, 280 * MHZ), 1);
+        df_governor_userspace_set(&d->governor, 0);
+        ck_assert_int_eq(df_device_evaluate(d, 0, &ev), 1);
+        ck_assert_uint_eq(ev.applied, 200 * MHZ);
+        ck_assert_uint_eq(f.freq, 200 * MHZ);
+        ck_assert_uint_eq(d->eff_min, 250 * MHZ);
+        ck_assert_uint_eq(d->eff_max, 280 * MHZ);
+        /* A value above the ceiling takes the same point, from the other side. */
+        df_governor_userspace_set(&d->governor, 450 * MHZ);
+        ck_assert_int_eq(df_device_evaluate(d, 1, &ev), 0);
+        ck_assert_uint_eq(ev.applied, 200 * MHZ);
+        /* The floor alone: a value under it is rounded up to the next point. */
+        ck_assert_int_eq(df_qos_remove_request(&max), 1);
+        df_governor_userspace_set(&d->governor, 0);
+        ck_assert_int_eq(df_device_evaluate(d, 2, &ev), 1);
+        ck_assert_uint_eq(ev.applied, 300 * MHZ);
+        ck_assert_int_eq(df_qos_remove_request(&min), 1);
+        df_device_free(d);
+}
+END_TEST
+
 START_TEST(test_admin_range_and_conflict) {
         struct fake f = {};
         struct df_device *d = make(DF_MODE_GOVERN, &df_governor_performance, false, &f, 100 * MHZ);
@@ -670,6 +702,7 @@ static Suite *device_suite(void) {
         tcase_add_test(tc, test_ceiling_beats_latency);
         tcase_add_test(tc, test_ceiling_below_lowest_point);
         tcase_add_test(tc, test_snap_respects_ceiling);
+        tcase_add_test(tc, test_snap_floor_between_points);
         tcase_add_test(tc, test_admin_range_and_conflict);
         tcase_add_test(tc, test_opp_enable_rules);
         tcase_add_test(tc, test_thermal_cap_and_admin);
