@@ -278,33 +278,58 @@ static bool latency_takes(const struct df_device *d, uint64_t min, uint64_t max)
         return usable < enabled;
 }
 
+/* The points the range is drawn from: those the latency aggregate leaves usable (lat_*) and all
+ * enabled ones (all_*), lowest and highest of each. */
+struct spans {
+        uint64_t lat_lo, lat_hi, all_lo, all_hi;
+};
+
+/*
+ * The whole rule of refresh() for given aggregates: the range, and whether a ceiling below every
+ * point the latency aggregate leaves usable set it aside (then the range is drawn from all enabled
+ * points, its floor still raised to the latency's lowest point). `latency`: a latency aggregate
+ * is held.
+ */
+static bool rule_range(
+        const struct df_device *d, const struct spans *s, bool latency, uint64_t qos_min, uint64_t qos_max,
+        uint64_t *ret_min, uint64_t *ret_max) {
+        bool overridden = latency && bound_ceiling(d, qos_max) < s->lat_lo;
+
+        if (!latency)
+                range_of(d, s->all_lo, s->all_hi, s->all_lo, qos_min, qos_max, ret_min, ret_max);
+        else if (overridden)
+                range_of(d, s->all_lo, s->all_hi, s->lat_lo, qos_min, qos_max, ret_min, ret_max);
+        else
+                range_of(d, s->lat_lo, s->lat_hi, s->lat_lo, qos_min, qos_max, ret_min, ret_max);
+        return overridden;
+}
+
 /*
  * Which QoS aggregates decide the range (DESIGN "Blame"): without the min aggregate the floor
- * would be lower, without the max aggregate the ceiling higher, without the latency aggregate a
- * point of the range would be usable. `overridden`: a ceiling below every usable point set the
- * latency aggregate aside.
+ * would be lower, without the max aggregate the ceiling higher, without the latency aggregate the
+ * range other or a point of it usable. Each "without" takes the whole rule (rule_range()): a
+ * ceiling that sets the latency aggregate aside does so only while it is there.
  */
-static void
-settle_binding(struct df_device *d, uint64_t base, uint64_t qos_min, uint64_t qos_max, bool overridden) {
-        uint64_t lo = d->usable[0], hi = d->usable[d->n_usable - 1], min, max;
+static void settle_binding(
+        struct df_device *d, const struct spans *s, uint64_t qos_min, uint64_t qos_max, bool overridden) {
+        bool latency = df_qos_count(&d->qos, DF_QOS_LATENCY) > 0;
+        uint64_t min, max;
 
-        range_of(d, lo, hi, base, 0, qos_max, &min, &max);
+        (void) rule_range(d, s, latency, 0, qos_max, &min, &max);
         df_qos_binding_decides(&d->qos, DF_QOS_MIN_FREQUENCY, d->eff_min > min);
-        range_of(d, lo, hi, base, qos_min, UINT64_MAX, &min, &max);
+        (void) rule_range(d, s, latency, qos_min, UINT64_MAX, &min, &max);
         df_qos_binding_decides(&d->qos, DF_QOS_MAX_FREQUENCY, d->eff_max < max);
-        /* Without latency: the lowest and highest enabled points (refresh() found one at least). */
-        lo = 0;
-        hi = UINT64_MAX;
-        if (!overridden && df_opp_find_ceil(&d->opps, &lo) >= 0 && df_opp_find_floor(&d->opps, &hi) >= 0)
-                range_of(d, lo, hi, lo, qos_min, qos_max, &min, &max);
+        (void) rule_range(d, s, false, qos_min, qos_max, &min, &max);
         df_qos_binding_decides(
                 &d->qos, DF_QOS_LATENCY,
-                !overridden && df_qos_count(&d->qos, DF_QOS_LATENCY) > 0 && latency_takes(d, min, max));
+                latency &&
+                        (d->eff_min != min || d->eff_max != max || (!overridden && latency_takes(d, min, max))));
 }
 
 static void refresh(struct df_device *d) {
-        uint64_t qos_min, qos_max, base;
-        bool overridden = false;
+        uint64_t qos_min, qos_max;
+        struct spans s = { .all_lo = 0, .all_hi = UINT64_MAX };
+        bool overridden;
 
         if (!d->dirty)
                 return;
@@ -312,14 +337,17 @@ static void refresh(struct df_device *d) {
         qos_min = df_qos_read_value(&d->qos, DF_QOS_MIN_FREQUENCY);
         qos_max = df_qos_read_value(&d->qos, DF_QOS_MAX_FREQUENCY);
         d->n_usable = collect_usable(d, d->usable);
-        base = d->usable[0];
+        s.lat_lo = d->usable[0];
+        s.lat_hi = d->usable[d->n_usable - 1];
+        /* collect_usable() found an enabled point: so do the table's own lookups. */
+        (void) df_opp_find_ceil(&d->opps, &s.all_lo);
+        (void) df_opp_find_floor(&d->opps, &s.all_hi);
+        overridden = rule_range(
+                d, &s, df_qos_count(&d->qos, DF_QOS_LATENCY) > 0, qos_min, qos_max, &d->eff_min, &d->eff_max);
         /* A ceiling below every usable point wins over the latency aggregate. */
-        if (bound_ceiling(d, qos_max) < base && df_qos_count(&d->qos, DF_QOS_LATENCY) > 0) {
+        if (overridden)
                 d->n_usable = collect_enabled(d, d->usable);
-                overridden = true;
-        }
-        range_of(d, d->usable[0], d->usable[d->n_usable - 1], base, qos_min, qos_max, &d->eff_min, &d->eff_max);
-        settle_binding(d, base, qos_min, qos_max, overridden);
+        settle_binding(d, &s, qos_min, qos_max, overridden);
         d->dirty = false;
 }
 

@@ -193,16 +193,184 @@ START_TEST(test_latency_binds_while_it_takes_points) {
         ck_assert_int_eq(df_qos_update_request(&lat, 600), 1); /* 400 and 500 MHz */
         fake_now += 100;
         ck_assert_uint_eq(df_qos_binding_time(&lat), 100);
+        /* A ceiling under both usable points sets the latency aside, but its lowest usable point
+         * still raises the floor, to the ceiling: [250, 250] where without it [100, 250]. Both
+         * decide. */
         ck_assert_int_eq(df_qos_add_request(&d->qos, &max, DF_QOS_MAX_FREQUENCY, 250 * MHZ), 1);
         fake_now += 100;
-        ck_assert(!df_qos_request_binds(&lat));
-        ck_assert_uint_eq(df_qos_binding_time(&lat), 100);
+        ck_assert(df_qos_request_binds(&lat));
+        ck_assert(df_qos_request_binds(&max));
+        ck_assert_uint_eq(df_qos_binding_time(&lat), 200);
         ck_assert_uint_eq(df_qos_binding_time(&max), 100);
         ck_assert_int_eq(df_qos_remove_request(&max), 1);
         fake_now += 1;
-        ck_assert_uint_eq(df_qos_binding_time(&lat), 101);
+        ck_assert_uint_eq(df_qos_binding_time(&lat), 201);
         ck_assert_int_eq(df_qos_remove_request(&lat), 1);
         df_device_free(d);
+}
+END_TEST
+
+/* Each "without it" takes the whole rule. Points 100 and 200 MHz, neither meeting a latency of
+ * 500 us: the lower latency's point, 100 MHz, is all that is left ([100, 100]). A ceiling of
+ * 50 MHz then sets the latency aside and gives [100, 100] too: without the ceiling the latency
+ * holds [100, 100], without the latency the ceiling does. Neither alone decides. */
+START_TEST(test_redundant_bounds_do_not_bind) {
+        struct df_device *d;
+        struct df_qos_request lat = {}, max = {};
+        uint64_t min_f, max_f;
+
+        ck_assert_int_eq(df_device_new("gpu", DF_MODE_GOVERN, &d), 0);
+        ck_assert_int_eq(df_opp_add(&d->opps, 100 * MHZ, 0, 1000), 1);
+        ck_assert_int_eq(df_opp_add(&d->opps, 200 * MHZ, 0, 1500), 1);
+        ck_assert_int_eq(df_device_start(d, 100 * MHZ, 0), 0);
+        fake_now = 1000;
+        df_qos_set_clock(&d->qos, fake_clock);
+
+        ck_assert_int_eq(df_qos_add_request(&d->qos, &lat, DF_QOS_LATENCY, 500), 1);
+        fake_now += 100;
+        ck_assert(df_qos_request_binds(&lat));
+        ck_assert_int_eq(df_qos_add_request(&d->qos, &max, DF_QOS_MAX_FREQUENCY, 50 * MHZ), 1);
+        df_device_get_range(d, &min_f, &max_f);
+        ck_assert_uint_eq(min_f, 100 * MHZ);
+        ck_assert_uint_eq(max_f, 100 * MHZ);
+        fake_now += 100;
+        ck_assert(!df_qos_request_binds(&lat));
+        ck_assert(!df_qos_request_binds(&max));
+        ck_assert_uint_eq(df_qos_binding_time(&lat), 100);
+        ck_assert_uint_eq(df_qos_binding_time(&max), 0);
+        /* The ceiling goes: the latency decides again. */
+        ck_assert_int_eq(df_qos_remove_request(&max), 1);
+        fake_now += 10;
+        ck_assert_uint_eq(df_qos_binding_time(&lat), 110);
+        ck_assert_int_eq(df_qos_remove_request(&lat), 1);
+        df_device_free(d);
+}
+END_TEST
+
+/* The binding rule against its definition, on random devices: a request's aggregate decides
+ * exactly when a device built without it (the same points, bounds and other requests) has another
+ * range, or (latency) other usable points in it. Ranges come from df_device_get_range() of that
+ * second device, never from the rule under test. */
+struct random_device {
+        size_t n;
+        uint32_t latency[5];
+        bool disabled[5];
+        uint64_t admin_min, admin_max, cap, outer_min, outer_max;
+        enum df_mode mode;
+        bool held[3];
+        uint64_t value[3];
+};
+
+static uint64_t draw(unsigned n) {
+        return (uint64_t) (rand() % (int) n);
+}
+
+static void draw_device(struct random_device *c) {
+        *c = (struct random_device){ .n = 2 + draw(4), .admin_max = UINT64_MAX, .outer_max = UINT64_MAX };
+        for (size_t i = 0; i < c->n; i++) {
+                c->latency[i] = (uint32_t) draw(4) * 500;
+                c->disabled[i] = draw(5) == 0;
+        }
+        c->disabled[draw((unsigned) c->n)] = false;
+        if (draw(3) == 0)
+                c->admin_min = draw(6) * 50 * MHZ;
+        if (draw(3) == 0)
+                c->admin_max = MAX((draw(12) + 1) * 50 * MHZ, c->admin_min);
+        c->cap = draw(4) == 0 ? (draw(12) + 1) * 50 * MHZ : 0;
+        c->mode = draw(3) == 0 ? DF_MODE_CLAMP : DF_MODE_GOVERN;
+        if (draw(3) == 0)
+                c->outer_min = draw(6) * 50 * MHZ;
+        if (draw(3) == 0)
+                c->outer_max = (draw(12) + 1) * 50 * MHZ;
+        for (int t = 0; t < 3; t++)
+                c->held[t] = draw(2);
+        c->value[DF_QOS_MIN_FREQUENCY] = draw(12) * 50 * MHZ;
+        c->value[DF_QOS_MAX_FREQUENCY] = (draw(12) + 1) * 50 * MHZ;
+        c->value[DF_QOS_LATENCY] = draw(4) * 500;
+}
+
+/* The device of c, without the requests of type `skip` (-1: with all). */
+static struct df_device *build_device(const struct random_device *c, int skip, struct df_qos_request *req) {
+        struct df_device *d;
+
+        ck_assert_int_eq(df_device_new("gpu", c->mode, &d), 0);
+        for (size_t i = 0; i < c->n; i++)
+                ck_assert_int_eq(df_opp_add(&d->opps, (i + 1) * 100 * MHZ, 0, c->latency[i]), 1);
+        ck_assert_int_eq(df_device_start(d, 100 * MHZ, 0), 0);
+        for (size_t i = 0; i < c->n; i++)
+                if (c->disabled[i])
+                        ck_assert_int_ge(df_device_set_opp_enabled(d, (i + 1) * 100 * MHZ, false), 0);
+        ck_assert_int_ge(df_device_set_thermal_cap(d, c->cap), 0);
+        df_device_set_admin_range(d, c->admin_min, c->admin_max);
+        if (c->mode == DF_MODE_CLAMP)
+                df_device_set_outer_range(d, c->outer_min, c->outer_max);
+        for (int t = 0; t < 3; t++)
+                if (c->held[t] && t != skip)
+                        ck_assert_int_ge(
+                                df_qos_add_request(&d->qos, &req[t], (enum df_qos_type) t, c->value[t]), 0);
+        return d;
+}
+
+/* Usable points in the device's range, as a bit set of table indexes. */
+static unsigned usable_in_range(struct df_device *d, uint64_t *ret_min, uint64_t *ret_max) {
+        const uint64_t *u;
+        unsigned set = 0;
+        size_t n;
+
+        df_device_get_range(d, ret_min, ret_max);
+        df_device_get_usable(d, &u, &n);
+        for (size_t i = 0; i < n; i++)
+                if (u[i] >= *ret_min && u[i] <= *ret_max)
+                        set |= 1u << (u[i] / (100 * MHZ) - 1);
+        return set;
+}
+
+static bool decides_by_definition(struct df_device *with, const struct random_device *c, int type) {
+        struct df_qos_request req[3] = {};
+        struct df_device *without = build_device(c, type, req);
+        uint64_t min, max, min_w, max_w;
+        unsigned points = usable_in_range(with, &min, &max),
+                 points_w = usable_in_range(without, &min_w, &max_w);
+        bool r = type == DF_QOS_MIN_FREQUENCY ? min > min_w :
+                type == DF_QOS_MAX_FREQUENCY  ? max < max_w :
+                                                min != min_w || max != max_w || points != points_w;
+
+        for (int t = 0; t < 3; t++)
+                if (df_qos_request_active(&req[t]))
+                        ck_assert_int_ge(df_qos_remove_request(&req[t]), 0);
+        df_device_free(without);
+        return r;
+}
+
+START_TEST(test_binding_matches_definition) {
+        unsigned checked[3] = {};
+
+        srand(38);
+        for (unsigned run = 0; run < 8000; run++) {
+                struct df_qos_request req[3] = {};
+                struct random_device c;
+                struct df_device *d;
+
+                draw_device(&c);
+                d = build_device(&c, -1, req);
+                for (int t = 0; t < 3; t++) {
+                        if (!c.held[t])
+                                continue;
+                        ck_assert_msg(
+                                df_qos_request_binds(&req[t]) == decides_by_definition(d, &c, t),
+                                "run %u: the %s request %s, but a device without it %s", run,
+                                df_qos_type_to_string((enum df_qos_type) t),
+                                df_qos_request_binds(&req[t]) ? "binds" : "does not bind",
+                                decides_by_definition(d, &c, t) ? "differs" : "is the same");
+                        checked[t]++;
+                }
+                for (int t = 0; t < 3; t++)
+                        if (df_qos_request_active(&req[t]))
+                                ck_assert_int_ge(df_qos_remove_request(&req[t]), 0);
+                df_device_free(d);
+        }
+        for (int t = 0; t < 3; t++)
+                ck_assert_uint_gt(checked[t], 2000);
 }
 END_TEST
 
@@ -247,6 +415,8 @@ static Suite *blame_suite(void) {
         tcase_add_test(tc, test_floor_binds_while_it_decides);
         tcase_add_test(tc, test_ceiling_binds_while_it_decides);
         tcase_add_test(tc, test_latency_binds_while_it_takes_points);
+        tcase_add_test(tc, test_redundant_bounds_do_not_bind);
+        tcase_add_test(tc, test_binding_matches_definition);
         suite_add_tcase(s, tc);
         tc = tcase_create("ring");
         tcase_add_test(tc, test_ring_keeps_64);
