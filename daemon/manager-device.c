@@ -346,6 +346,7 @@ int device_switch_governor(struct manager_device *d, const struct df_governor_op
                         strempty(d->spec->load_path), strerror(-r));
                 (void) df_device_set_governor(d->dev, old);
                 (void) device_open_load(d);
+                device_publish(d, false);
                 return r;
         }
         manager_regroup(d->manager);
@@ -368,6 +369,7 @@ int manager_device_set_governor_kernel(struct manager_device *d, const char *nam
                 /* The list could not be read (n->error says which): the device's failure, not a
                  * governor the kernel lacks. */
                 access_failed(d, r);
+                device_publish(d, false);
                 manager_detach_vanished_later(d->manager);
                 return r;
         }

@@ -338,7 +338,9 @@ failed() {
         local desc=$1 dev=$2 msg=$3 before after got
         shift 3
         before=$(snap | sed 's/ LastError=.*//')
+        monitor_mark
         got=$("$@" || true)
+        monitor_flush
         if [[ $got == "$error_prefix.DeviceFailed $msg" ]]; then ok "$desc"; else
                 not_ok "$desc"
                 diag "got:      ${got:0:300}" "expected: $error_prefix.DeviceFailed $msg"
@@ -349,6 +351,8 @@ failed() {
                 diag "before: $before" "after:  $after"
         fi
         is "$desc: LastError says so" "$(dget "$dev" LastError)" "$msg"
+        contains "$desc: PropertiesChanged carries LastError" "$(changes "$(dev_path "$dev")")" \
+                "LastError=\"$msg\""
         check "$desc: the log says so" grep -qF "$dev: $msg" "$daemon_log"
 }
 busy=$root/sys/devices/platform/gpu0/busy
