@@ -17,19 +17,21 @@
 struct auth_check {
         struct bus *bus;
         sd_bus_message *request; /* the method call, dispatched again once decided */
+        struct client *client;   /* the caller's record, held (n_pending) until the check goes */
         char *sender;
         uint32_t uid; /* the caller's, for its user's share of the pending checks */
         char *action;
         sd_bus_slot *slot; /* the CheckAuthorization call; unref cancels it */
         int result;        /* 0 pending, 1 allowed, negative denied */
         bool dispatched;   /* decided, and the method has run again since */
+        bool left;         /* decided, but the caller left before its method ran again */
         char *message;
         struct auth_check *prev, *next;
 };
 
 static void check_free(struct auth_check *c) {
         struct bus *b = c->bus;
-        struct client *client = client_find(b, c->sender);
+        struct client *client = c->client;
 
         if (c->prev)
                 c->prev->next = c->next;
@@ -148,6 +150,7 @@ start_polkit_check(struct bus *b, sd_bus_message *m, uint32_t uid, const char *a
         c->request = sd_bus_message_ref(m);
         c->sender = strdup(sender);
         c->action = strdup(action);
+        c->client = client;
         client->n_pending++;
         c->next = b->checks;
         if (b->checks)
@@ -285,8 +288,11 @@ int bus_authorize(struct bus *b, sd_bus_message *m, const char *action, sd_bus_e
         for (struct auth_check *c = b->checks; c; c = c->next) {
                 if (c->request != m || c->result == 0)
                         continue;
-                r = c->result;
-                if (r < 0)
+                r = c->left ? -ECONNRESET : c->result;
+                if (c->left)
+                        /* Nobody reads this; the method must not run for a caller that is gone. */
+                        sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "The caller left the bus");
+                else if (r < 0)
                         sd_bus_error_setf(
                                 error, SD_BUS_ERROR_ACCESS_DENIED, "polkit denied %s%s%s", action,
                                 c->message ? ": " : "", strempty(c->message));
@@ -305,15 +311,24 @@ int bus_authorize(struct bus *b, sd_bus_message *m, const char *action, sd_bus_e
         return authorize_by_groups(b, euid, action, error);
 }
 
-void auth_checks_cancel_client(struct bus *b, const char *name) {
-        struct auth_check *c = b->checks, *next;
+void auth_checks_cancel_client(struct client *client) {
+        struct auth_check *c = client->bus->checks, *next;
 
         for (; c; c = next) {
                 next = c->next;
-                if (streq(c->sender, name)) {
-                        log_debug("%s left; cancelling its pending check for %s", name, c->action);
+                if (c->client != client)
+                        continue;
+                if (c->result == 0) {
+                        log_debug("%s left; cancelling its pending check for %s", c->sender, c->action);
                         check_free(c);
+                        continue;
                 }
+                /* Decided: its method is queued to run again, and must find this check to fail
+                 * rather than ask anew for a caller that is gone (a fresh record, a request nobody
+                 * owns). The leaving client's record no longer counts it. */
+                c->left = true;
+                c->client = NULL;
+                client->n_pending--;
         }
 }
 

@@ -258,7 +258,7 @@ void clients_free_all(struct bus *b);
  * handler must return 1 without replying), negative with `error` set when denied. */
 int bus_authorize(struct bus *b, sd_bus_message *m, const char *action, sd_bus_error *error);
 int polkit_watch_start(struct bus *b);
-void auth_checks_cancel_client(struct bus *b, const char *name);
+void auth_checks_cancel_client(struct client *client);
 void auth_checks_free_all(struct bus *b);
 
 /*

@@ -61,7 +61,7 @@ static void on_device_changed(struct manager *m, struct manager_device *d, unsig
 
 /* A client left the bus: its pending authorization checks and its requests go with it. */
 static void on_client_leaving(struct client *c) {
-        auth_checks_cancel_client(c->bus, c->name);
+        auth_checks_cancel_client(c);
         while (c->requests)
                 request_drop(c->requests, true);
 }
