@@ -171,18 +171,20 @@ static void apply_clamp(struct manager_device *d, const struct df_profile_decisi
                 d->kernel_base[0] = '\0';
 }
 
-static void apply(struct manager *m, struct manager_device *d, struct df_profile_decision *dec) {
+static void
+apply(struct manager *m, struct manager_device *d, struct df_profile_decision *dec,
+      const struct df_profile_skips *skips) {
         if (d->vanished)
                 return;
-        if (dec->error[0])
-                device_set_error(d, LOG_WARNING, "%s", dec->error);
+        if (skips->error[0])
+                device_set_error(d, LOG_WARNING, "%s", skips->error);
         if (d->dev->mode == DF_MODE_GOVERN)
                 apply_govern(d, dec);
         else
                 apply_clamp(d, dec);
         d->profile = *dec; /* what applied: a SetGovernor or SetTunable of the rest persists */
-        if (dec->n_skipped > 0)
-                log_debug("%s: %u '*' lines do not apply here (%s)", d->name, dec->n_skipped, dec->skipped);
+        if (skips->n_skipped > 0)
+                log_debug("%s: %u '*' lines do not apply here (%s)", d->name, skips->n_skipped, skips->skipped);
         if (m->listener && m->listener->profile_requests)
                 m->listener->profile_requests(m, d, m->listener_userdata);
         device_evaluate(d, true);
@@ -194,20 +196,29 @@ static bool offers(const char *name, void *userdata) {
         return df_node_offers_governor(d->node, name) > 0;
 }
 
-static void decide(struct manager *m, struct manager_device *d, struct df_profile_decision *ret) {
+/* A device's decision and the lines it leaves out, from deciding to applying; the device keeps
+ * only the decision. */
+struct decided {
+        struct df_profile_decision dec;
+        struct df_profile_skips skips;
+};
+
+static void decide(struct manager *m, struct manager_device *d, struct decided *ret) {
         const struct df_config_profile *p = df_config_find_profile(m->config, m->profile);
 
-        df_profile_decide(p, d->spec, d->dev->mode == DF_MODE_GOVERN ? base_governor(d) : NULL, offers, d, ret);
+        df_profile_decide(
+                p, d->spec, d->dev->mode == DF_MODE_GOVERN ? base_governor(d) : NULL, offers, d, &ret->dec,
+                &ret->skips);
 }
 
 void manager_profile_apply_device(struct manager *m, struct manager_device *d) {
-        struct df_profile_decision dec;
+        struct decided x;
 
         assert(m);
         assert(d);
 
-        decide(m, d, &dec);
-        apply(m, d, &dec);
+        decide(m, d, &x);
+        apply(m, d, &x.dec, &x.skips);
 }
 
 void manager_profile_resync(struct manager *m) {
@@ -223,16 +234,16 @@ void manager_profile_resync(struct manager *m) {
 
 /* Decide for every device before writing any, then apply. */
 static void apply_all(struct manager *m) {
-        _cleanup_free_ struct df_profile_decision *dec = calloc(m->n_devices ?: 1, sizeof(*dec));
+        _cleanup_free_ struct decided *x = calloc(m->n_devices ?: 1, sizeof(*x));
 
-        if (!dec) {
+        if (!x) {
                 log_oom();
                 return;
         }
         for (size_t i = 0; i < m->n_devices; i++)
-                decide(m, m->devices[i], &dec[i]);
+                decide(m, m->devices[i], &x[i]);
         for (size_t i = 0; i < m->n_devices; i++)
-                apply(m, m->devices[i], &dec[i]);
+                apply(m, m->devices[i], &x[i].dec, &x[i].skips);
         manager_detach_vanished_later(m);
 }
 

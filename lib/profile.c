@@ -11,16 +11,16 @@
 #include "macro.h"
 #include "profile.h"
 
-_printf_(3, 4) static void skip(struct df_profile_decision *d, bool named, const char *fmt, ...) {
-        char *dst = named ? d->error : d->skipped;
+_printf_(3, 4) static void skip(struct df_profile_skips *skips, bool named, const char *fmt, ...) {
+        char *dst = named ? skips->error : skips->skipped;
         va_list ap;
 
         if (!named)
-                d->n_skipped++;
+                skips->n_skipped++;
         if (*dst)
                 return; /* the first one is kept */
         va_start(ap, fmt);
-        vsnprintf(dst, sizeof(d->error), fmt, ap);
+        vsnprintf(dst, sizeof(skips->error), fmt, ap);
         va_end(ap);
 }
 
@@ -45,13 +45,13 @@ line_for(const struct df_config_profile *p, const char *name, const char *key) {
 static void decide_governor(
         const struct df_config_profile *p, const struct df_config_profile_line *l,
         const struct df_device_spec *s, df_profile_offers_t offers, void *userdata,
-        struct df_profile_decision *d) {
+        struct df_profile_decision *d, struct df_profile_skips *skips) {
         bool named = l->device != NULL;
 
         if (s->mode == DF_MODE_CLAMP) {
                 if (strlen(l->value) >= sizeof(d->kernel_governor) || (offers && !offers(l->value, userdata)))
                         return skip(
-                                d, named, "profile %s: the kernel offers no governor %s here", p->name,
+                                skips, named, "profile %s: the kernel offers no governor %s here", p->name,
                                 l->value);
                 snprintf(d->kernel_governor, sizeof(d->kernel_governor), "%s", l->value);
                 d->governor_set = true;
@@ -59,9 +59,9 @@ static void decide_governor(
         }
         d->governor = df_governor_find(l->value);
         if (!d->governor)
-                return skip(d, named, "profile %s: %s is no governor of devfreqd", p->name, l->value);
+                return skip(skips, named, "profile %s: %s is no governor of devfreqd", p->name, l->value);
         if (df_spec_check_governor(s, d->governor) < 0 || (d->governor == &df_governor_passive && !s->parent)) {
-                skip(d, named, "profile %s: governor %s cannot run on this device", p->name, l->value);
+                skip(skips, named, "profile %s: governor %s cannot run on this device", p->name, l->value);
                 d->governor = NULL;
                 return;
         }
@@ -70,19 +70,21 @@ static void decide_governor(
 
 static void decide_tunable(
         const struct df_config_profile *p, const struct df_config_profile_line *l,
-        const struct df_device_spec *s, const struct df_governor_ops *ops, struct df_profile_decision *d) {
+        const struct df_device_spec *s, const struct df_governor_ops *ops, struct df_profile_decision *d,
+        struct df_profile_skips *skips) {
         bool named = l->device != NULL;
         int k;
 
         if (s->mode != DF_MODE_GOVERN || !ops)
-                return skip(d, named, "profile %s: tunable %s applies only in govern mode", p->name, l->key);
+                return skip(skips, named, "profile %s: tunable %s applies only in govern mode", p->name, l->key);
         k = df_governor_tunable_index(ops, l->key);
         if (k < 0)
                 return skip(
-                        d, named, "profile %s: %s is not a tunable of governor %s", p->name, l->key, ops->name);
+                        skips, named, "profile %s: %s is not a tunable of governor %s", p->name, l->key,
+                        ops->name);
         if (l->tunable < ops->tunables[k].min || l->tunable > ops->tunables[k].max)
                 return skip(
-                        d, named, "profile %s: %s = %" PRIu32 " is out of range for governor %s", p->name,
+                        skips, named, "profile %s: %s = %" PRIu32 " is out of range for governor %s", p->name,
                         l->key, l->tunable, ops->name);
         d->tunables[k] = l->tunable;
         d->tunable_mask |= 1u << k;
@@ -90,20 +92,23 @@ static void decide_tunable(
 
 void df_profile_decide(
         const struct df_config_profile *p, const struct df_device_spec *s, const struct df_governor_ops *base,
-        df_profile_offers_t offers, void *userdata, struct df_profile_decision *ret) {
+        df_profile_offers_t offers, void *userdata, struct df_profile_decision *ret,
+        struct df_profile_skips *ret_skips) {
         assert(s);
         assert(ret);
+        assert(ret_skips);
 
         struct df_profile_decision *d = ret;
         const struct df_config_profile_line *l;
         const struct df_governor_ops *ops;
 
         *d = (struct df_profile_decision){ .max_freq = UINT64_MAX };
+        *ret_skips = (struct df_profile_skips){};
         if (!p)
                 return;
         l = line_for(p, s->name, "governor");
         if (l)
-                decide_governor(p, l, s, offers, userdata, d);
+                decide_governor(p, l, s, offers, userdata, d, ret_skips);
         ops = d->governor ?: base;
         for (size_t i = 0; i < p->n_lines; i++) {
                 const struct df_config_profile_line *t = &p->lines[i];
@@ -111,7 +116,7 @@ void df_profile_decide(
                 /* Each key once: at its line_for() line, so a named line hides the '*' one. */
                 if (t->kind != DF_PROFILE_TUNABLE || line_for(p, s->name, t->key) != t)
                         continue;
-                decide_tunable(p, t, s, ops, d);
+                decide_tunable(p, t, s, ops, d, ret_skips);
         }
         l = line_for(p, s->name, "min-frequency");
         if (l)

@@ -20,8 +20,13 @@ struct df_profile_decision {
         char kernel_governor[DF_ATTR_VALUE_MAX]; /* clamp mode */
         uint32_t tunable_mask;                   /* bit i: tunables[i] of the governor in force is set */
         uint32_t tunables[DF_GOVERNOR_TUNABLES_MAX];
-        uint64_t min_freq;  /* 0: no floor */
-        uint64_t max_freq;  /* UINT64_MAX: no ceiling */
+        uint64_t min_freq; /* 0: no floor */
+        uint64_t max_freq; /* UINT64_MAX: no ceiling */
+};
+
+/* The lines a decision leaves out, said once when it is applied: apart from the decision, which
+ * every device keeps while its profile is active. */
+struct df_profile_skips {
         char error[256];    /* the first named line that does not apply here (LastError), or "" */
         unsigned n_skipped; /* '*' lines that do not apply here */
         char skipped[256];  /* the first of them, for a debug line */
@@ -32,11 +37,13 @@ struct df_profile_decision {
  * profile is `base` (govern mode: the configured or persisted one; it carries the profile's
  * tunables when the profile sets no governor). A DEVICE.KEY line names this device; a `*.KEY`
  * line applies where no DEVICE.KEY line of the profile names the key for it, and only where it
- * can. `offers` tells the kernel governors of a clamp-mode node (NULL: none is checked).
+ * can. `offers` tells the kernel governors of a clamp-mode node (NULL: none is checked). The lines
+ * that do not apply go to `ret_skips`.
  */
 void df_profile_decide(
         const struct df_config_profile *p, const struct df_device_spec *s, const struct df_governor_ops *base,
-        df_profile_offers_t offers, void *userdata, struct df_profile_decision *ret);
+        df_profile_offers_t offers, void *userdata, struct df_profile_decision *ret,
+        struct df_profile_skips *ret_skips);
 
 /* Whether the decision sets the governor, or the tunable `name` of `ops` (the governor in force). */
 bool df_profile_sets_tunable(

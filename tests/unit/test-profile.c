@@ -192,10 +192,11 @@ START_TEST(test_decide) {
         struct df_device_spec gpu = spec("gpu", DF_MODE_GOVERN), npu = spec("npu", DF_MODE_GOVERN),
                               dmc = spec("dmc", DF_MODE_CLAMP), cpu = spec("cpu", DF_MODE_GOVERN);
         struct df_profile_decision d;
+        struct df_profile_skips skips;
         int k;
 
         /* Named lines win over '*' for their key; '*' fills the others. */
-        df_profile_decide(p, &gpu, &df_governor_simple_ondemand, NULL, NULL, &d);
+        df_profile_decide(p, &gpu, &df_governor_simple_ondemand, NULL, NULL, &d, &skips);
         ck_assert(d.governor_set);
         ck_assert_ptr_eq(d.governor, &df_governor_ondemand);
         ck_assert_uint_eq(d.max_freq, MHZ(400));
@@ -205,43 +206,43 @@ START_TEST(test_decide) {
         ck_assert(df_profile_sets_tunable(&d, &df_governor_ondemand, "up_threshold"));
         ck_assert_uint_eq(d.tunable_mask, 1u << k);
         ck_assert_uint_eq(d.tunables[k], 80);
-        ck_assert_uint_eq(d.n_skipped, 1); /* *.upthreshold: ondemand has no such tunable */
-        ck_assert_str_eq(d.skipped, "profile p: upthreshold is not a tunable of governor ondemand");
-        ck_assert_str_eq(d.error, "");
+        ck_assert_uint_eq(skips.n_skipped, 1); /* *.upthreshold: ondemand has no such tunable */
+        ck_assert_str_eq(skips.skipped, "profile p: upthreshold is not a tunable of governor ondemand");
+        ck_assert_str_eq(skips.error, "");
 
         /* '*' alone: powersave has no upthreshold, so that line is skipped, quietly. */
-        df_profile_decide(p, &npu, &df_governor_simple_ondemand, NULL, NULL, &d);
+        df_profile_decide(p, &npu, &df_governor_simple_ondemand, NULL, NULL, &d, &skips);
         ck_assert_ptr_eq(d.governor, &df_governor_powersave);
         ck_assert_uint_eq(d.tunable_mask, 0);
-        ck_assert_uint_eq(d.n_skipped, 1);
-        ck_assert_str_eq(d.error, "");
+        ck_assert_uint_eq(skips.n_skipped, 1);
+        ck_assert_str_eq(skips.error, "");
         ck_assert_uint_eq(d.max_freq, MHZ(1200));
         ck_assert_uint_eq(d.min_freq, MHZ(100));
 
         /* Clamp mode: a kernel governor the node offers; tunables do not apply. */
-        df_profile_decide(p, &dmc, NULL, offers_powersave, NULL, &d);
+        df_profile_decide(p, &dmc, NULL, offers_powersave, NULL, &d, &skips);
         ck_assert(d.governor_set);
         ck_assert_str_eq(d.kernel_governor, "powersave");
         ck_assert_uint_eq(d.tunable_mask, 0);
-        df_profile_decide(p, &dmc, NULL, NULL, NULL, &d);
+        df_profile_decide(p, &dmc, NULL, NULL, NULL, &d, &skips);
         ck_assert_str_eq(d.kernel_governor, "powersave");
 
         /* A named line that does not apply is recorded (LastError); the rest still applies. */
-        df_profile_decide(p, &cpu, &df_governor_powersave, NULL, NULL, &d);
+        df_profile_decide(p, &cpu, &df_governor_powersave, NULL, NULL, &d, &skips);
         ck_assert_ptr_eq(d.governor, &df_governor_simple_ondemand);
-        ck_assert_str_eq(d.error, "profile p: up_threshold is not a tunable of governor simple_ondemand");
+        ck_assert_str_eq(skips.error, "profile p: up_threshold is not a tunable of governor simple_ondemand");
         ck_assert(df_profile_sets_tunable(&d, &df_governor_simple_ondemand, "upthreshold"));
         ck_assert_uint_eq(
                 d.tunables[df_governor_tunable_index(&df_governor_simple_ondemand, "upthreshold")], 70);
 
         /* A governor the device cannot run: without a load source, nothing that polls. */
         gpu.load = DF_LOAD_NONE;
-        df_profile_decide(p, &gpu, &df_governor_powersave, NULL, NULL, &d);
+        df_profile_decide(p, &gpu, &df_governor_powersave, NULL, NULL, &d, &skips);
         ck_assert(!d.governor_set);
-        ck_assert_str_eq(d.error, "profile p: governor ondemand cannot run on this device");
+        ck_assert_str_eq(skips.error, "profile p: governor ondemand cannot run on this device");
 
         /* None: nothing set. */
-        df_profile_decide(NULL, &npu, &df_governor_simple_ondemand, NULL, NULL, &d);
+        df_profile_decide(NULL, &npu, &df_governor_simple_ondemand, NULL, NULL, &d, &skips);
         ck_assert(!d.governor_set);
         ck_assert_uint_eq(d.min_freq, 0);
         ck_assert_uint_eq(d.max_freq, UINT64_MAX);
