@@ -156,7 +156,7 @@ void restore_device(struct manager *m, struct manager_device *d, bool save) {
                 return;
         /* Sharing the limits, the ones to leave are those found last: another writer's since. */
         if (d->dev->mode == DF_MODE_CLAMP && !d->dev->override_limits && d->node->drive == DF_DRIVE_CLAMP &&
-            df_node_check_limits(d->node) >= 0) {
+            df_node_check_limits(d->node, NULL, 0) >= 0) {
                 polite = *o;
                 memcpy(polite.min, d->node->found_min, sizeof(polite.min));
                 memcpy(polite.max, d->node->found_max, sizeof(polite.max));

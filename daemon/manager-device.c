@@ -151,19 +151,20 @@ static void check_foreign(struct manager_device *d) {
 /* Clamp mode: the limits other writers left are outer bounds of the range; a change of them by
  * another writer is adopted (and logged), and devfreqd's range written again inside them. */
 static void check_limits(struct manager_device *d) {
+        char note[192];
         uint64_t min, max;
         int r;
 
         if (d->dev->mode != DF_MODE_CLAMP || d->dev->override_limits || d->node->drive != DF_DRIVE_CLAMP)
                 return;
-        r = df_node_check_limits(d->node);
+        r = df_node_check_limits(d->node, note, sizeof(note));
         if (r < 0) {
                 if (!device_check_vanished(d, r))
                         device_set_error(d, LOG_WARNING, "%s", d->node->error);
                 return;
         }
         if (r == 2) {
-                log_notice("%s: %s; keeping within it", d->name, d->node->limits_note);
+                log_notice("%s: %s; keeping within it", d->name, note);
                 df_device_force_write(d->dev);
         }
         df_node_found_range(d->node, &min, &max);

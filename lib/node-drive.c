@@ -126,7 +126,7 @@ int df_node_prepare(struct df_node *n, enum df_mode mode) {
         n->drive = mode == DF_MODE_GOVERN ? DF_DRIVE_PINNED : DF_DRIVE_CLAMP;
         /* The limits another writer (or nobody) left, unless devfreqd holds them already. */
         if (n->drive == DF_DRIVE_CLAMP && !n->limits_held)
-                (void) df_node_check_limits(n);
+                (void) df_node_check_limits(n, NULL, 0);
         return 0;
 }
 
@@ -262,7 +262,7 @@ static bool shows_written(const struct df_node *n, const char *seen, uint64_t wr
         return v == (is_max ? (written / 1000 + (written % 1000 != 0)) * 1000 : written / 1000 * 1000);
 }
 
-int df_node_check_limits(struct df_node *n) {
+int df_node_check_limits(struct df_node *n, char *note, size_t note_size) {
         assert(n);
 
         const struct kind_attrs *a = node_attrs(n);
@@ -293,11 +293,11 @@ int df_node_check_limits(struct df_node *n) {
         max_ours = shows_written(n, max, n->written_max, true);
         if (min_ours && max_ours)
                 return 0;
-        snprintf(
-                n->limits_note, sizeof(n->limits_note),
-                "%s was changed to %s by another writer (devfreqd wrote %" PRIu64 ")",
-                max_ours ? a->min : a->max, max_ours ? min : max,
-                to_node_units(n, max_ours ? n->written_min : n->written_max, ROUND_NEAREST));
+        if (note)
+                snprintf(
+                        note, note_size, "%s was changed to %s by another writer (devfreqd wrote %" PRIu64 ")",
+                        max_ours ? a->min : a->max, max_ours ? min : max,
+                        to_node_units(n, max_ours ? n->written_min : n->written_max, ROUND_NEAREST));
         if (!min_ours)
                 memcpy(n->found_min, min, sizeof(min));
         if (!max_ours)

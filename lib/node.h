@@ -78,7 +78,6 @@ struct df_node {
         char found_min[DF_ATTR_VALUE_MAX];
         char found_max[DF_ATTR_VALUE_MAX];
         bool limits_held;
-        char limits_note[192]; /* what df_node_check_limits() found another writer did */
 
         char error[256]; /* the last failure, "write …/set_freq: Device or resource busy" */
 };
@@ -154,11 +153,11 @@ int df_node_prepare(struct df_node *n, enum df_mode mode);
 /*
  * Clamp drive, the limits shared with other writers. Reads min/max: before devfreqd holds them,
  * whatever is there is the found limits (the first look, or another writer changed them: 1);
- * while it holds them, values other than the ones it wrote are another writer's (2, and
- * limits_note says what changed): they become the found limits and the attributes are no longer
- * held, so the next write puts devfreqd's range back inside them. 0 when nothing changed.
+ * while it holds them, values other than the ones it wrote are another writer's (2, and `note`,
+ * when not NULL, says what changed): they become the found limits and the attributes are no
+ * longer held, so the next write puts devfreqd's range back inside them. 0 when nothing changed.
  */
-int df_node_check_limits(struct df_node *n);
+int df_node_check_limits(struct df_node *n, char *note, size_t note_size);
 
 /* The found limits in Hz as bounds of an effective range: 0 / UINT64_MAX where a value is at
  * the hardware bound or "no limit", or where none was found. */

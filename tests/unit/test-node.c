@@ -751,7 +751,7 @@ START_TEST(test_drive_clamp_half_written) {
         df_test_del(f->root, GPU "/max_freq");
         df_test_put(f->root, GPU "/max_freq", "800000000\n");
 
-        ck_assert_int_eq(df_node_check_limits(f->n), 0);
+        ck_assert_int_eq(df_node_check_limits(f->n, NULL, 0), 0);
         ck_assert_str_eq(f->n->found_min, "200000000");
         ck_assert_str_eq(f->n->found_max, "800000000");
         /* Given back: the limits found, written as "no limit" at the hardware bounds. */
