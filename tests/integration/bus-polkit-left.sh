@@ -42,30 +42,11 @@ daemon_prefix=(env "LD_PRELOAD=$fakekernel $busfault" "BUSFAULT_HOLD_FILE=$hold_
 start_daemon
 p_dmc=$(dev_path dmc)
 
-# log_tail: the daemon's last lines (the shim's among them) and the polkit stand-in's.
+# log_tail (lib.sh's, redefined): the daemon's last lines (the shim's among them) and the polkit
+# stand-in's.
 log_tail() {
         tail -n 15 "$daemon_log" | sed 's/^/# devfreqd: /'
         tail -n 5 "$tmp/polkitd.log" | sed 's/^/# polkitd: /'
-}
-
-# logged CHECK ARGS...: a tap.sh case (is, like, check); when it fails, the log tails too.
-logged() {
-        local before=$tap_failures
-        "$@"
-        ((tap_failures == before)) || log_tail
-}
-
-# awaits DESCRIPTION COMMAND...: the command succeeds within the deadline; if not, the log tails.
-awaits() {
-        local desc=$1
-        shift
-        if wait_until "$deadline" "$@"; then
-                ok "$desc"
-                return
-        fi
-        not_ok "$desc"
-        diag "not within $deadline s: $*"
-        log_tail
 }
 
 requests() { getp "$p_dmc" "$device_iface" Requests; }
@@ -90,13 +71,13 @@ logged like "the client has its unique name" "$unique" '^:[0-9]+\.[0-9]+$'
 : >"$hold_file"
 # Not client_cmd: its answer is never read, the client is killed before the daemon gives one.
 printf 'add dmc max-frequency 400000000\n' >&"${client_fd[a]}"
-awaits "polkit allowed the AddRequest, and the shim holds its re-run" \
+await "polkit allowed the AddRequest, and the shim holds its re-run" "$deadline" \
         logs "busfault: holding the re-run of AddRequest from $unique"
 logged is "the daemon asked polkit once for it" "$(asked "$unique")" 1
 client_kill a
-awaits "the caller left the bus (its unique name has no owner)" name_gone "$unique"
+await "the caller left the bus (its unique name has no owner)" "$deadline" name_gone "$unique"
 rm -f "$hold_file"
-awaits "the shim released the re-run, with the NameOwnerChanged read ahead of it" \
+await "the shim released the re-run, with the NameOwnerChanged read ahead of it" "$deadline" \
         logs "busfault: released the re-run of AddRequest from $unique"
 
 # A call the daemon answers comes after the re-run in its queue: once answered, the re-run is done

@@ -27,16 +27,6 @@ start_daemon
 monitor_start
 p_dmc=$(dev_path dmc)
 
-# log_tail: the daemon's last lines (the shim's line among them), under a failed case.
-log_tail() { tail -n 15 "$daemon_log" | sed 's/^/# devfreqd: /'; }
-
-# logged CHECK ARGS...: a tap.sh case (is, like, contains, check); when it fails, the log tail too.
-logged() {
-        local before=$tap_failures
-        "$@"
-        ((tap_failures == before)) || log_tail
-}
-
 output_is() {
         local want=$1
         shift

@@ -90,7 +90,20 @@ await() {
         fi
         not_ok "$desc"
         diag "not within ${seconds} s: $*"
+        log_tail
+}
+
+# log_tail: under a failed case, the tail of the daemon's log. A script that starts other services
+# redefines it to add theirs.
+log_tail() {
         if [[ -s $daemon_log ]]; then tail -n 15 "$daemon_log" | sed 's/^/# devfreqd: /'; fi
+}
+
+# logged CASE ARGS...: a tap.sh case (is, like, contains, check) that, when it fails, adds log_tail.
+logged() {
+        local before=$tap_failures
+        "$@"
+        ((tap_failures == before)) || log_tail
 }
 
 # The fake kernel is preloaded into the daemon and into the test's own writes to sysfs.
