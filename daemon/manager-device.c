@@ -151,7 +151,7 @@ static void check_foreign(struct manager_device *d) {
 /* Clamp mode: the limits other writers left are outer bounds of the range; a change of them by
  * another writer is adopted (and logged), and devfreqd's range written again inside them. */
 static void check_limits(struct manager_device *d) {
-        char note[192];
+        char note[DF_NODE_NOTE_MAX];
         uint64_t min, max;
         int r;
 

@@ -158,6 +158,8 @@ int df_node_prepare(struct df_node *n, enum df_mode mode);
  * longer held, so the next write puts devfreqd's range back inside them. 0 when nothing changed.
  */
 int df_node_check_limits(struct df_node *n, char *note, size_t note_size);
+/* Room for that note: two attribute names, a value and a frequency in the node's units. */
+#define DF_NODE_NOTE_MAX 192
 
 /* The found limits in Hz as bounds of an effective range: 0 / UINT64_MAX where a value is at
  * the hardware bound or "no limit", or where none was found. */
