@@ -443,6 +443,42 @@ START_TEST(test_originals) {
 }
 END_TEST
 
+/* Under the kernel's userspace governor the frequency set is kept; devfreq's "undefined" (nothing
+ * set yet, the device held where it was) is kept as the frequency it runs at. */
+START_TEST(test_originals_userspace) {
+        struct fixture *f = fixture_devfreq(true);
+        struct df_originals o;
+
+        df_test_put(f->root, GPU "/governor", "userspace\n");
+        df_test_put(f->root, GPU "/userspace/set_freq", "600000000\n");
+        ck_assert_int_eq(df_node_read_originals(f->n, &o), 0);
+        ck_assert_str_eq(o.freq, "600000000");
+
+        df_test_put(f->root, GPU "/userspace/set_freq", "undefined\n");
+        ck_assert_int_eq(df_node_read_originals(f->n, &o), 0);
+        ck_assert_str_eq(o.freq, "400000000");
+        ck_assert_int_eq(df_node_prepare(f->n, DF_MODE_GOVERN), 0);
+        ck_assert_int_eq(set_frequency(f, 800 * MHZ, 0), 0);
+        assert_file(f->root, GPU "/userspace/set_freq", "800000000");
+        ck_assert_int_eq(df_node_restore(f->n, &o), 0);
+        assert_file(f->root, GPU "/governor", "userspace");
+        assert_file(f->root, GPU "/userspace/set_freq", "400000000");
+
+        /* Neither readable as a frequency: there is none to keep. */
+        df_test_put(f->root, GPU "/userspace/set_freq", "undefined\n");
+        df_test_put(f->root, GPU "/cur_freq", "garbage\n");
+        ck_assert_int_eq(df_node_read_originals(f->n, &o), 0);
+        ck_assert_str_eq(o.freq, "");
+
+        /* Under another governor no frequency is kept. */
+        df_test_put(f->root, GPU "/governor", "simple_ondemand\n");
+        df_test_put(f->root, GPU "/cur_freq", "400000000\n");
+        ck_assert_int_eq(df_node_read_originals(f->n, &o), 0);
+        ck_assert_str_eq(o.freq, "");
+        fixture_free(f);
+}
+END_TEST
+
 START_TEST(test_restore_no_limit) {
         struct fixture *f = fixture_devfreq(true);
         struct df_originals o;
@@ -1108,6 +1144,7 @@ static Suite *suite(void) {
 
         tc = tcase_create("originals-restore");
         tcase_add_test(tc, test_originals);
+        tcase_add_test(tc, test_originals_userspace);
         tcase_add_test(tc, test_restore_no_limit);
         tcase_add_test(tc, test_restore_order);
         tcase_add_test(tc, test_restore_tries_everything);
