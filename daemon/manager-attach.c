@@ -86,10 +86,28 @@ static int node_first_write(struct df_node *n, void *userdata) {
         return originals_add(d->manager->originals, n->path, &o);
 }
 
+/* A record left by a crashed run that could not be written back at start (a write refused, the
+ * node absent or its CPUs offline) is tried again when the node attaches, before anything reads
+ * the crashed run's limits from sysfs as the ones found there. */
+static void restore_inherited(struct manager *m, struct manager_device *d) {
+        struct originals_entry *e = originals_entry(m->originals, d->node->path);
+        int r;
+
+        if (m->dry_run || !e || !e->inherited)
+                return;
+        r = restore_entry(&m->root, e, false);
+        if (!restore_entry_done(r))
+                return;
+        if (r > 0)
+                log_info("%s: original settings restored (left by an earlier run)", d->name);
+        (void) originals_remove(m->originals, d->node->path);
+}
+
 /* Phase two of attaching: the first writes (originals recorded just before), state, evaluation. */
 static int device_activate(struct manager_device *d) {
         assert(d);
 
+        restore_inherited(d->manager, d);
         d->node->first_write = node_first_write;
         d->node->first_write_userdata = d;
         d->node->dry_run = d->manager->dry_run;
@@ -145,18 +163,21 @@ void activate_all(struct manager *m, struct manager_device **fresh, size_t n_fre
 
 /* Written back and forgotten; `save`: the file is saved now, else the caller saves once for many. */
 void restore_device(struct manager *m, struct manager_device *d, bool save) {
+        const struct originals_entry *e;
         const struct df_originals *o;
         struct df_originals polite;
         int r;
 
         if (m->dry_run)
                 return;
-        o = originals_get(m->originals, d->node->path);
-        if (!o)
+        e = originals_entry(m->originals, d->node->path);
+        if (!e)
                 return;
-        /* Sharing the limits, the ones to leave are those found last: another writer's since. */
+        o = &e->values;
+        /* Sharing the limits, the ones to leave are those found last: another writer's since. Not
+         * for a record a crashed run left: what was found then is that run's own limits. */
         if (d->dev->mode == DF_MODE_CLAMP && !d->dev->override_limits && d->node->drive == DF_DRIVE_CLAMP &&
-            df_node_check_limits(d->node, NULL, 0) >= 0) {
+            !e->inherited && df_node_check_limits(d->node, NULL, 0) >= 0) {
                 polite = *o;
                 memcpy(polite.min, d->node->found_min, sizeof(polite.min));
                 memcpy(polite.max, d->node->found_max, sizeof(polite.max));

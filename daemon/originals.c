@@ -70,7 +70,11 @@ static int parse_line(struct originals *o, char *line) {
                 return r;
         if (originals_get(o, f[0]))
                 return 0;
-        return append_entry(o, f[0], &e.values);
+        r = append_entry(o, f[0], &e.values);
+        if (r < 0)
+                return r;
+        o->entries[o->n - 1].inherited = true;
+        return 0;
 }
 
 int originals_load(const char *runtime_dir, struct originals **ret) {
@@ -151,12 +155,18 @@ static ssize_t find(struct originals *o, const char *path) {
         return df_strmap_find(&o->index, path, strlen(path), &i) ? (ssize_t) i : -1;
 }
 
-const struct df_originals *originals_get(struct originals *o, const char *path) {
+struct originals_entry *originals_entry(struct originals *o, const char *path) {
         ssize_t i = find(o, path);
 
         assert(o);
 
-        return i < 0 ? NULL : &o->entries[i].values;
+        return i < 0 ? NULL : &o->entries[i];
+}
+
+const struct df_originals *originals_get(struct originals *o, const char *path) {
+        struct originals_entry *e = originals_entry(o, path);
+
+        return e ? &e->values : NULL;
 }
 
 int originals_save(const struct originals *o) {

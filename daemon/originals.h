@@ -12,6 +12,8 @@
 struct originals_entry {
         char *path; /* the node's canonical path inside the root */
         struct df_originals values;
+        /* Read from the file at start: left by a run that did not restore it (a crash). */
+        bool inherited;
 };
 
 struct originals {
@@ -29,6 +31,8 @@ int originals_load(const char *runtime_dir, struct originals **ret);
 struct originals *originals_free(struct originals *o);
 
 const struct df_originals *originals_get(struct originals *o, const char *path);
+/* The entry of a node, NULL when there is none. */
+struct originals_entry *originals_entry(struct originals *o, const char *path);
 
 /* Record and save at once (before the first write to the node); an existing entry is kept. */
 int originals_add(struct originals *o, const char *path, const struct df_originals *values);

@@ -231,4 +231,34 @@ check "... and driven as configured" wait_until 5 at_800
 
 stop_daemon
 is "devfreqd exits cleanly" "$daemon_status" 0
+
+# ================================================ a crashed run's record, its policy offline at start
+# A run caps the policy in clamp mode and is killed; the next one starts with every CPU of the
+# policy offline, so the record cannot be written back then. When a CPU is back it is (the cap is
+# the crashed run's, not another writer's), and SIGTERM leaves the originals.
+clamp_conf() {
+        printf '%s\n' "[daemon]" "autodiscover = no" "" "[device cpu]" "path = $policy0" "mode = clamp" "$@" \
+                >"$tmp/devfreqd.conf"
+}
+record_originals "$policy0"
+clamp_conf "max-frequency = 1.6GHz"
+start_daemon
+capped() { [[ $(kread "$policy0/scaling_max_freq") == 1600000 ]]; }
+check "clamp run: the policy is capped at 1.6 GHz" wait_until 5 capped
+stop_daemon KILL
+echo >"$root$policy0/affected_cpus"
+clamp_conf
+log_at=$(wc -l <"$daemon_log")
+start_daemon
+contains "a new run with the policy offline cannot restore the crashed run's record yet" \
+        "$(tail -n +$((log_at + 1)) "$daemon_log")" "cannot open it to restore its original settings"
+echo "0 1" >"$root$policy0/affected_cpus"
+uevent online cpu /devices/system/cpu/cpu0
+uncapped() { [[ $(kread "$policy0/scaling_max_freq") == 2400000 ]]; }
+check "... a CPU online: the record is written back when the policy attaches" wait_until 5 uncapped
+contains "... and the log says so" "$(tail -n +$((log_at + 1)) "$daemon_log")" \
+        "cpu: original settings restored (left by an earlier run)"
+stop_daemon TERM
+is "... devfreqd exits cleanly" "$daemon_status" 0
+check_restored "a crashed run's record restored once its policy is back, then SIGTERM"
 tap_done

@@ -120,6 +120,37 @@ set -e
 is "--restore with nothing recorded exits 0" "$status" 0
 is "... and writes nothing" "$(tree_sum)" "$sum"
 
+# --- 5. kill -9 of a clamp run, and the record's restore at the next start fails once: the limit
+# the crashed run left is not another writer's, and SIGTERM writes the record back, not it.
+record_originals "${nodes[@]}"
+cat >"$tmp/devfreqd.conf" <<EOF
+[daemon]
+autodiscover = no
+
+$(dmc_clamp_section)
+max-frequency = 400MHz
+EOF
+start_daemon
+dmc_capped() { [[ $(kread "$dmc/max_freq") == 400000000 ]]; }
+check "clamp run: dmc capped at 400 MHz" wait_until 5 dmc_capped
+stop_daemon KILL
+echo "${dmc#/}/max_freq EBUSY" >"$root/fakekernel.faults"
+cat >"$tmp/devfreqd.conf" <<EOF
+[daemon]
+autodiscover = no
+
+$(dmc_clamp_section)
+EOF
+log_at=$(wc -l <"$daemon_log")
+start_daemon
+contains "the crashed clamp run's record cannot be restored at start (max_freq busy)" \
+        "$(tail -n +$((log_at + 1)) "$daemon_log")" "restoring the original settings failed, keeping them to retry"
+rm -f "$root/fakekernel.faults"
+stop_daemon TERM
+check_restored "a record kept at start, SIGTERM"
+check "... and the originals file is gone" test ! -e "$tmp/run/originals"
+cp "$tmp/full.conf" "$tmp/devfreqd.conf"
+
 # --- losing the bus: originals restored, and a non-zero exit so that systemd restarts it
 start_daemon
 check "bus-loss run: driven" driven
