@@ -353,6 +353,8 @@ static int method_set_operating_point(sd_bus_message *m, void *userdata, sd_bus_
 
 static int read_options(
         sd_bus_message *m, const char **reason, const char **app, uint64_t *timeout_ms, sd_bus_error *error) {
+        static const char *const keys[] = { "reason", "application-id", "timeout-ms" };
+        unsigned seen = 0;
         char e[ECHO_BUFFER];
         int r;
 
@@ -369,6 +371,16 @@ static int read_options(
                 r = bus_check_name_arg("option", key, error);
                 if (r < 0)
                         return r;
+                /* Each option once: a repeated one would be a large message kept for nothing
+                 * while polkit decides. */
+                for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+                        if (!streq(key, keys[i]))
+                                continue;
+                        if (seen & (1u << i))
+                                return sd_bus_error_setf(
+                                        error, SD_BUS_ERROR_INVALID_ARGS, "Option '%s' is given more than once", key);
+                        seen |= 1u << i;
+                }
                 r = sd_bus_message_peek_type(m, &type, &contents);
                 if (r < 0)
                         return r;

@@ -193,6 +193,11 @@ long=$(printf 'x%.0s' $(seq 257))
 bad "a 257-byte reason" "$invalid" "Option 'reason' is longer than 256 bytes" add "{'reason': <'$long'>}"
 bad "a 257-byte application-id" "$invalid" "Option 'application-id' is longer than 256 bytes" \
         add "{'application-id': <'$long'>}"
+bad "an option given twice" "$invalid" "Option 'reason' is given more than once" \
+        via_busctl call "$name" "$p_gpu" "$device_iface" AddRequest 'sta{sv}' min-frequency 800000000 2 \
+        reason s one reason s two
+bad "timeout-ms given twice, with different types" "$invalid" "Option 'timeout-ms' is given more than once" \
+        add "{'timeout-ms': <uint32 100>, 'reason': <'x'>, 'timeout-ms': <uint64 100>}"
 bad "a bad option after good ones" "$invalid" "Unknown option 'colour'" \
         add "{'reason': <'fine'>, 'timeout-ms': <uint32 100>, 'colour': <'red'>}"
 like "a 256-byte reason is fine" "$(add "{'reason': <'${long:1}'>}")" "^ok \(objectpath "
