@@ -385,6 +385,12 @@ static int parse_options(int n, char **argv, struct ctl *c, bool *ret_has_timeou
                 case ':':
                         return ctl_usage("option %s needs a value", argv[optind - 1]);
                 default:
+                        /* A letter of a cluster (-1us) leaves optind on its word; a long option
+                         * given a value it does not take (--json=x) is known by its code. */
+                        if (optopt >= ARG_BUS)
+                                return ctl_usage("option %s takes no value", argv[optind - 1]);
+                        if (optopt > 0)
+                                return ctl_usage("unknown option -%c (see --help)", optopt);
                         return ctl_usage("unknown option %s (see --help)", argv[optind - 1]);
                 }
         }

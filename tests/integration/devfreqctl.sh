@@ -57,6 +57,15 @@ check "an unknown command: exit 2 and one line" test "$rc" = 2 -a -z "$out"
 check "... one line" one_line
 ctl --frobnicate status
 check "an unknown option: exit 2 and one line" eval 'test "$rc" = 2 && one_line'
+contains "... naming it" "$err" "unknown option --frobnicate"
+ctl -1us status
+check "an unknown letter in a cluster: exit 2 and one line" eval 'test "$rc" = 2 && one_line'
+contains "... naming the letter, not the word before it" "$err" "unknown option -1 (see --help)"
+ctl status -abc
+contains "... after the command too" "$err" "unknown option -a (see --help)"
+ctl --json=yes status
+check "a value for an option that takes none: exit 2 and one line" eval 'test "$rc" = 2 && one_line'
+contains "... saying so" "$err" "option --json=yes takes no value"
 ctl show
 check "show without a device: exit 2 and one line" eval 'test "$rc" = 2 && one_line'
 ctl set-governor gpu userspace extra
