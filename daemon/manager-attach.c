@@ -245,6 +245,12 @@ void keep_device(struct manager *m, struct manager_device *old, struct manager_d
                 old->dev->stats = s;
         }
         df_device_set_current(dev, old->dev->current);
+        /* A device that stays keeps its frequency: under userspace the one set before the reload
+         * (initial-frequency applies at attach), after another governor the one in force. */
+        if (dev->governor.ops == &df_governor_userspace)
+                dev->governor.state.userspace = old->dev->governor.ops == &df_governor_userspace ?
+                        old->dev->governor.state.userspace :
+                        (typeof(dev->governor.state.userspace)){};
         if (old->dev->has_sample)
                 df_device_set_sample(dev, old->dev->busy, old->dev->total);
 

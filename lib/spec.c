@@ -297,6 +297,11 @@ int df_spec_make_device(
         r = df_device_start(d, current, now_usec);
         if (r < 0)
                 return r;
+        /* Under userspace the configured frequency is the one set, as a write of set_freq would
+         * make it: a ceiling that came and went (a request, a thermal trip) gives it back, where
+         * "the frequency in force" would stay at the ceiling's. */
+        if (s->initial_set && s->mode == DF_MODE_GOVERN && d->governor.ops == &df_governor_userspace)
+                df_governor_userspace_set(&d->governor, s->initial_freq);
         *ret = TAKE_PTR(d);
         return 0;
 }

@@ -99,6 +99,36 @@ is "no poll intervened during the events" "$(grep -c 'gpu: no complete load samp
 is "the highest point was applied once only, under performance" \
         "$(grep -c "gpu: $((highest / 1000000)) MHz" "$daemon_log" || true)" "$((changes + 1))"
 check "the daemon is still running" daemon_alive
+
+# Under userspace, initial-frequency is the frequency set (as a write of set_freq would make it): a
+# ceiling that comes and goes gives it back, where the frequency in force would stay lowered.
+cat >"$tmp/devfreqd.conf" <<EOF
+[daemon]
+autodiscover = no
+
+$(gpu_userspace_section)
+initial-frequency = ${highest}
+EOF
+: >"$notify_log"
+kill -HUP "$daemon_pid"
+await "READY=1 after the reload to userspace" 10 grep -q '^READY=1' "$notify_log"
+at_set() { [[ $(set_freq) == "$1" ]]; }
+is "a reload to userspace with initial-frequency: a device that stays keeps its frequency" "$(set_freq)" "$lowest"
+stop_daemon
+start_daemon
+check "attached under userspace with initial-frequency: the highest point" wait_until 5 at_set "$highest"
+"$devfreqctl" --bus "$bus_address" request gpu max-frequency "$third" >"$tmp/request.out" 2>&1 &
+holder=$!
+track "$holder"
+check "a held max-frequency request lowers it" wait_until 5 at_set "$third"
+kill -TERM "$holder"
+wait "$holder" || true
+check "... and when the request ends, the configured frequency is back" wait_until 5 at_set "$highest"
+call SetFrequency t "$third"
+: >"$notify_log"
+kill -HUP "$daemon_pid"
+await "READY=1 after a reload that changes nothing" 10 grep -q '^READY=1' "$notify_log"
+is "... a reload keeps the frequency set" "$(set_freq)" "$third"
 stop_daemon
 is "exit status 0" "$daemon_status" 0
 tap_done
