@@ -187,11 +187,51 @@ static bool same_rule(const struct df_config_thermal *a, const struct df_config_
         return true;
 }
 
+/* The running rule named `name`, taken out of m->rules; NULL when there is none. */
+static struct thermal_rule *take_rule(struct manager *m, const char *name) {
+        for (size_t k = 0; k < m->n_rules; k++)
+                if (m->rules[k] && streq(m->rules[k]->config->name, name)) {
+                        struct thermal_rule *r = m->rules[k];
+                        m->rules[k] = NULL;
+                        return r;
+                }
+        return NULL;
+}
+
+/*
+ * Rule `old` changed by a reload into `t` (the same name). Reading the same sensor it keeps its
+ * state (tripped or released, and how long the zone has failed): its next reading is judged against
+ * the new trip and clear, and between them the state holds (hysteresis), so an edit of the cap, the
+ * devices or the poll does not release a hot zone. The same sensor is the same zone key, or one that
+ * finds the zone `old` reads. Another zone's state says nothing of this one: the rule starts
+ * released, as at start, and its first reading decides. Consumes `old`; NULL when out of memory.
+ */
+static struct thermal_rule *
+rule_changed(struct manager *m, struct thermal_rule *old, const struct df_config_thermal *t) {
+        struct thermal_rule *r;
+
+        if (streq(old->config->zone, t->zone)) {
+                log_info("thermal %s: changed", t->name);
+                old->config = t;
+                return old;
+        }
+        r = rule_new(m, t);
+        if (r && old->zone.name && df_thermal_zone_open(&m->root, t->zone, &r->zone) >= 0 &&
+            streq(r->zone.name, old->zone.name)) {
+                log_info("thermal %s: changed; %s is still %s: its state stays", t->name, t->zone, r->zone.name);
+                r->state = old->state;
+        } else
+                log_info("thermal %s: changed, to another zone: starts released", t->name);
+        rule_free(old);
+        return r;
+}
+
 /*
  * The rules of configuration `c` (in force from now on): a rule unchanged keeps its state and zone,
- * a new or changed one starts released and is read at once, and one that is gone releases its caps
- * (the caller activates or evaluates the devices afterwards). Returns whether the rules changed:
- * one was added, changed or removed.
+ * a changed one keeps its state too when it reads the same sensor (rule_changed()), and is read at
+ * once, as a new one is (released until then); one that is gone releases its caps. The caller
+ * activates or evaluates the devices afterwards, which applies the caps. Returns whether the rules
+ * changed: one was added, changed or removed.
  */
 bool manager_thermal_load(struct manager *m, const struct df_config *c) {
         struct thermal_rule **v = calloc(c->n_thermals ?: 1, sizeof(*v));
@@ -204,25 +244,25 @@ bool manager_thermal_load(struct manager *m, const struct df_config *c) {
                 return false;
         }
         for (size_t i = 0; i < c->n_thermals; i++) {
-                for (size_t k = 0; k < m->n_rules && !v[i]; k++)
-                        if (m->rules[k] && same_rule(m->rules[k]->config, &c->thermals[i])) {
-                                v[i] = m->rules[k];
-                                m->rules[k] = NULL;
-                        }
+                const struct df_config_thermal *t = &c->thermals[i];
+                struct thermal_rule *old = take_rule(m, t->name);
+
+                if (old && same_rule(old->config, t)) {
+                        old->config = t;
+                        v[i] = old;
+                        continue;
+                }
+                changed = true;
+                v[i] = old ? rule_changed(m, old, t) : rule_new(m, t);
                 if (v[i])
-                        v[i]->config = &c->thermals[i];
-                else if ((v[i] = rule_new(m, &c->thermals[i]))) {
                         (void) poll_rule(m, v[i]);
-                        changed = true;
-                } else
+                else
                         log_oom();
         }
         for (size_t k = 0; k < m->n_rules; k++)
                 if (m->rules[k]) {
                         changed = true;
-                        log_info(
-                                "thermal %s: %s", m->rules[k]->config->name,
-                                df_config_find_thermal(c, m->rules[k]->config->name) ? "changed" : "removed");
+                        log_info("thermal %s: removed", m->rules[k]->config->name);
                         rule_free(m->rules[k]);
                 }
         free(m->rules);

@@ -37,7 +37,9 @@ bool df_thermal_plausible(int64_t millicelsius);
 
 /*
  * One reading of the rule's zone: `r` 0 with `millicelsius`, or the read's negative errno. An
- * impossible value counts as a failed reading. Returns what changed.
+ * impossible value counts as a failed reading. Returns what changed. The state may come from a rule
+ * a reload changed (the same zone, other keys): the reading is judged against `rule`'s trip and
+ * clear as they are now, and between them the state carried over holds.
  */
 unsigned df_thermal_update(
         const struct df_config_thermal *rule, struct df_thermal_state *s, int r, int64_t millicelsius,

@@ -5,7 +5,8 @@
 # the cap takes back the point kept while nothing under it was enabled; the lowest of two rules
 # wins; a dead sensor is released after `stale`; a zone that goes and comes back is found again;
 # clamp mode obeys the cap through max_freq and gives the slot back; a cpufreq policy in govern
-# mode too; stop restores every original while tripped; reload keeps, drops and adds rules.
+# mode too; stop restores every original while tripped; reload keeps, drops and adds rules, and a
+# tripped rule it changes stays tripped between clear and trip, under its new cap.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/bus-lib.sh"
@@ -208,4 +209,112 @@ check "... the removed rule is said so" log_has "thermal all-hot: removed"
 stop_daemon
 is "exit status 0" "$daemon_status" 0
 check_restored "stopped after the reload"
+
+# ================================================================ reload of a tripped rule
+# A rule a reload changes keeps its state: its first reading is judged against the new trip and
+# clear, between them the state carried over holds (hysteresis), and the new cap applies at once.
+# Another zone is another sensor: the rule starts released and is judged by its first reading.
+# rule_config TRIP CLEAR MAX POLL DEVICES [ZONE]: the three devices and rule gpu-hot as given.
+rule_config() {
+        cat >"$tmp/devfreqd.conf" <<EOF
+[daemon]
+autodiscover = no
+
+$(gpu_userspace_section)
+
+$(dmc_clamp_section)
+
+$(cpu_userspace_section)
+
+[thermal gpu-hot]
+zone = ${6:-gpu-thermal}
+devices = $5
+trip = $1
+clear = $2
+max-frequency = $3
+poll = $4
+stale = 1s
+EOF
+}
+reload() { bctl call "$name" "$manager_path" "$manager_iface" Reload; }
+# no_flap: since the log was emptied and the monitor marked, no release or trip in the log and no
+# ThermalRules signal with the rule released.
+no_flap() {
+        [[ $(log_count "cap released") == 0 && $(log_count "disabled") == 0 ]] && monitor_flush &&
+                ! changes "$manager_path" | grep 'ThermalRules=' | grep -q false
+}
+kill "$monitor_pid" 2>/dev/null || true
+wait "$monitor_pid" 2>/dev/null || true
+untrack "$monitor_pid"
+rule_config 85C 80C 400MHz 50ms "gpu dmc"
+temp "$gpu_zone" 45000
+temp "$cpu_zone" 40000
+start_daemon
+monitor_start
+dcall gpu SetFrequency t 800000000
+temp "$gpu_zone" 90000
+check "reload while tripped: the rule trips at 90 C" wait_until 5 cap_is gpu 400000000
+temp "$gpu_zone" 82000
+check "... and holds at 82 C" wait_until 5 rules_are '1 "gpu-hot" "gpu-thermal" true 400000000 82000'
+: >"$daemon_log"
+monitor_mark
+rule_config 85C 80C 300MHz 50ms "gpu dmc"
+reload
+is "a reload lowering max-frequency to 300 MHz at 82 C: still tripped, at the new cap" \
+        "$(mget ThermalRules)" '1 "gpu-hot" "gpu-thermal" true 300000000 82000'
+is "... gpu and dmc capped at 300 MHz at once" "$(dget gpu ThermalCap) $(dget dmc ThermalCap)" \
+        "300000000 300000000"
+check "... the GPU drops to 300 MHz" wait_until 5 gpu_set_at 300000000
+is "... dmc's max_freq follows (200 MHz: its highest point under 300)" "$(kread "$dmc/max_freq")" 200000000
+logged check "... no release or trip, in the log or in ThermalRules signals" no_flap
+is "... one log line says the rule changed" "$(log_count "thermal gpu-hot: changed")" 1
+rule_config 85C 80C 300MHz 100ms "gpu dmc"
+reload
+is "a reload changing only poll: still tripped" \
+        "$(mget ThermalRules)" '1 "gpu-hot" "gpu-thermal" true 300000000 82000'
+is "... still capped" "$(dget gpu ThermalCap) $(kread "$gpu/userspace/set_freq")" "300000000 300000000"
+rule_config 85C 80C 300MHz 100ms "gpu"
+reload
+is "a reload dropping dmc from devices: dmc uncapped, the GPU still capped" \
+        "$(dget dmc ThermalCap) $(dget gpu ThermalCap)" "0 300000000"
+check "... dmc's max_freq is its own again" wait_until 5 dmc_max_back
+rule_config 85C 80C 300MHz 100ms "gpu dmc"
+reload
+is "a reload adding dmc back: capped at once" "$(dget dmc ThermalCap) $(kread "$dmc/max_freq")" \
+        "300000000 200000000"
+rule_config 95C 80C 300MHz 100ms "gpu dmc"
+reload
+is "a reload moving trip above 82 C, clear still below: holds" \
+        "$(mget ThermalRules)" '1 "gpu-hot" "gpu-thermal" true 300000000 82000'
+is "... still capped" "$(dget gpu ThermalCap)" 300000000
+rule_config 95C 80C 300MHz 100ms "gpu dmc" "${gpu_zone##*/}"
+reload
+is "a reload naming the same zone by number (${gpu_zone##*/}): the same sensor, holds" \
+        "$(mget ThermalRules)" "1 \"gpu-hot\" \"${gpu_zone##*/}\" true 300000000 82000"
+logged check "... still no release or trip" no_flap
+is "... one log line a reload" "$(log_count "thermal gpu-hot: changed")" 6
+check "... the log says the zone is the one it read" \
+        log_has "thermal gpu-hot: changed; ${gpu_zone##*/} is still ${gpu_zone##*/}: its state stays"
+rule_config 95C 85C 300MHz 100ms "gpu dmc"
+reload
+is "a reload moving clear above 82 C: released at once" \
+        "$(mget ThermalRules)" '1 "gpu-hot" "gpu-thermal" false 300000000 82000'
+is "... the caps are gone" "$(dget gpu ThermalCap) $(dget dmc ThermalCap)" "0 0"
+check "... the GPU goes back to 800 MHz" wait_until 5 gpu_set_at 800000000
+is "... the release is logged once" \
+        "$(log_count "thermal gpu-hot: gpu-thermal at 82 C (clear 85 C): cap released")" 1
+temp "$gpu_zone" 96000
+wait_until 5 cap_is gpu 300000000 || not_ok "tripped again before the change of zone"
+temp "$gpu_zone" 90000
+temp "$cpu_zone" 90000
+wait_until 5 rules_are '1 "gpu-hot" "gpu-thermal" true 300000000 90000' || not_ok "held at 90 C"
+rule_config 95C 85C 300MHz 100ms "gpu dmc" cpu-thermal
+reload
+is "a reload to another zone, between clear and trip: another sensor, starts released" \
+        "$(mget ThermalRules)" '1 "gpu-hot" "cpu-thermal" false 300000000 90000'
+is "... uncapped" "$(dget gpu ThermalCap)" 0
+check "... the log says why" log_has "thermal gpu-hot: changed, to another zone: starts released"
+stop_daemon
+is "exit status 0" "$daemon_status" 0
+check_restored "stopped after the reloads of a tripped rule"
 tap_done

@@ -208,6 +208,35 @@ START_TEST(test_stale) {
 }
 END_TEST
 
+/* A reload that changes a rule reading the same zone hands its state to the new rule: the next
+ * reading is judged against the new trip and clear, and between them the state carried over holds. */
+START_TEST(test_changed_rule) {
+        struct df_config_thermal higher = rule, warmer = rule;
+        struct df_thermal_state s;
+
+        higher.trip = 95000; /* clear stays 80 C */
+        warmer.trip = 95000;
+        warmer.clear = 85000;
+        df_thermal_start(&s, 0);
+        ck_assert_uint_eq(df_thermal_update(&rule, &s, 0, 90000, SEC(1)), DF_THERMAL_TRIPPED);
+        ck_assert_uint_eq(df_thermal_update(&rule, &s, 0, 82000, SEC(2)), 0);
+        /* 82 C under a trip moved to 95 C: between, still tripped, nothing to say. */
+        ck_assert_uint_eq(df_thermal_update(&higher, &s, 0, 82000, SEC(3)), 0);
+        ck_assert(s.tripped);
+        /* 90 C, now under the new trip: still tripped. */
+        ck_assert_uint_eq(df_thermal_update(&higher, &s, 0, 90000, SEC(4)), 0);
+        ck_assert(s.tripped);
+        /* Clear moved above the reading: released. */
+        ck_assert_uint_eq(df_thermal_update(&warmer, &s, 0, 84000, SEC(5)), DF_THERMAL_RELEASED);
+        ck_assert(!s.tripped);
+        /* Released, and the old trip (85 C) passed but not the new one: still released. */
+        ck_assert_uint_eq(df_thermal_update(&warmer, &s, 0, 90000, SEC(6)), 0);
+        ck_assert(!s.tripped);
+        /* Back to the old rule, 90 C is at or above its trip. */
+        ck_assert_uint_eq(df_thermal_update(&rule, &s, 0, 90000, SEC(7)), DF_THERMAL_TRIPPED);
+}
+END_TEST
+
 /*
  * Random walks of the temperature, with failed readings, against a model written from the rules:
  * tripped when the last good reading at or above trip came after the last at or below clear, and no
@@ -347,6 +376,7 @@ static Suite *thermal_suite(void) {
         tc = tcase_create("rules");
         tcase_add_test(tc, test_hysteresis);
         tcase_add_test(tc, test_stale);
+        tcase_add_test(tc, test_changed_rule);
         tcase_add_test(tc, test_random_walk);
         tcase_add_test(tc, test_lowest_cap);
         suite_add_tcase(s, tc);
