@@ -218,13 +218,19 @@ int cmd_status(struct ctl *c) {
 
 /* --- show ------------------------------------------------------------------------------------- */
 
-/* The tripped rules capping a device at `cap`, NULL when none (or the manager cannot say). */
-static char *capping_rules(struct ctl *c, uint64_t cap) {
+/* The tripped rules capping the device at `path` at `cap`, NULL when none (or the daemon cannot
+ * say). */
+static char *capping_rules(struct ctl *c, const char *path, uint64_t cap) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(props_done) struct props manager = {};
+        _cleanup_free_ struct ctl_blame_entry *blame = NULL;
+        size_t n_blame = 0;
 
-        if (ctl_get_all(c, NULL, OBJECT_ROOT, IFACE_MANAGER, &manager) < 0)
+        if (ctl_get_all(c, NULL, OBJECT_ROOT, IFACE_MANAGER, &manager) < 0 ||
+            ctl_get_blame(c, path, &error, &reply, &blame, &n_blame) < 0)
                 return NULL;
-        return ctl_capping_rules(props_get(&manager, "ThermalRules"), cap);
+        return ctl_capping_rules(props_get(&manager, "ThermalRules"), cap, blame, n_blame);
 }
 
 int cmd_show(struct ctl *c) {
@@ -256,7 +262,7 @@ int cmd_show(struct ctl *c) {
                 if (prop_format(&ps.v[i], sep, &text) < 0)
                         return ctl_fail(NULL, "out of memory");
                 if (streq(ps.v[i].name, "ThermalCap") && ps.v[i].num > 0)
-                        by = capping_rules(c, ps.v[i].num);
+                        by = capping_rules(c, path, ps.v[i].num);
                 printf("%*s: %s%s%s%s\n", (int) width, ps.v[i].name, text, by ? " (rule " : "", strempty(by),
                        by ? ")" : "");
         }

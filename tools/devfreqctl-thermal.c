@@ -7,7 +7,16 @@
 
 #include "devfreqctl.h"
 
-char *ctl_capping_rules(const struct prop *rules, uint64_t cap) {
+/* Whether the device's blame has rule `name` among its owners: the rule covers the device. */
+static bool owns(const struct ctl_blame_entry *blame, size_t n_blame, const char *name) {
+        for (size_t i = 0; i < n_blame; i++)
+                if (blame[i].id == 0 && strneq(blame[i].command, "thermal ", strlen("thermal ")) &&
+                    streq(blame[i].command + strlen("thermal "), name))
+                        return true;
+        return false;
+}
+
+char *ctl_capping_rules(const struct prop *rules, uint64_t cap, const struct ctl_blame_entry *blame, size_t n_blame) {
         char *s = NULL;
         size_t size = 0;
         FILE *f;
@@ -16,7 +25,8 @@ char *ctl_capping_rules(const struct prop *rules, uint64_t cap) {
         if (!rules || cap == 0 || !(f = open_memstream(&s, &size)))
                 return NULL;
         for (size_t i = 0; i < rules->n; i++)
-                if (rules->rules[i].tripped && rules->rules[i].cap == cap) {
+                if (rules->rules[i].tripped && rules->rules[i].cap == cap &&
+                    owns(blame, n_blame, rules->rules[i].name)) {
                         fprintf(f, "%s%s", any ? ", " : "", rules->rules[i].name);
                         any = true;
                 }

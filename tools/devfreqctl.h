@@ -131,9 +131,11 @@ char *format_rule(const struct ctl_rule *r);
 
 /* tools/devfreqctl-thermal.c */
 int cmd_thermal(struct ctl *c);
-/* The names of the tripped rules whose cap is `cap` (the ones that cap a device at it), joined by
+/* The names of the tripped rules whose cap is `cap` and that are owners in the device's blame
+ * (the rules covering it: ThermalRules does not say which devices a rule covers), joined by
  * ", ": NULL with none. Caller frees. */
-char *ctl_capping_rules(const struct prop *rules, uint64_t cap);
+struct ctl_blame_entry;
+char *ctl_capping_rules(const struct prop *rules, uint64_t cap, const struct ctl_blame_entry *blame, size_t n_blame);
 
 /* tools/devfreqctl-show.c */
 int cmd_status(struct ctl *c);

@@ -314,7 +314,29 @@ is "a reload to another zone, between clear and trip: another sensor, starts rel
         "$(mget ThermalRules)" '1 "gpu-hot" "cpu-thermal" false 300000000 90000'
 is "... uncapped" "$(dget gpu ThermalCap)" 0
 check "... the log says why" log_has "thermal gpu-hot: changed, to another zone: starts released"
+
 stop_daemon
 is "exit status 0" "$daemon_status" 0
 check_restored "stopped after the reloads of a tripped rule"
+
+# Two rules with the same cap on different devices: devfreqctl show names the one covering each
+# (ThermalRules does not say which devices a rule covers; the device's blame does).
+rule_config 85C 80C 300MHz 50ms gpu
+cat >>"$tmp/devfreqd.conf" <<EOF
+
+[thermal dmc-hot]
+zone = cpu-thermal
+devices = dmc
+trip = 60C
+clear = 50C
+max-frequency = 300MHz
+poll = 50ms
+EOF
+temp "$gpu_zone" 90000
+start_daemon
+both_tripped() { [[ $(dget gpu ThermalCap) == 300000000 && $(dget dmc ThermalCap) == 300000000 ]]; }
+check "two rules of the same cap, each on its own device, both tripped" wait_until 5 both_tripped
+like "devfreqctl show gpu names its rule only" "$(ctl show gpu)" "ThermalCap: 300 MHz \(rule gpu-hot\)($|"$'\n'")"
+like "devfreqctl show dmc names its rule only" "$(ctl show dmc)" "ThermalCap: 300 MHz \(rule dmc-hot\)($|"$'\n'")"
+stop_daemon
 tap_done
