@@ -26,7 +26,8 @@ log_has() { grep -qF -- "$1" "$daemon_log"; }
 # log_count TEXT: how many lines of the log hold TEXT.
 log_count() { grep -cF -- "$1" "$daemon_log" || true; }
 
-write_config() {
+# rule_config TRIP CLEAR MAX POLL DEVICES [ZONE]: the three devices and rule gpu-hot as given.
+rule_config() {
         cat >"$tmp/devfreqd.conf" <<EOF
 [daemon]
 autodiscover = no
@@ -38,15 +39,19 @@ $(dmc_clamp_section)
 $(cpu_userspace_section)
 
 [thermal gpu-hot]
-zone = gpu-thermal
-devices = gpu dmc
-trip = 85C
-clear = 80C
-max-frequency = 400MHz
-poll = 50ms
+zone = ${6:-gpu-thermal}
+devices = $5
+trip = $1
+clear = $2
+max-frequency = $3
+poll = $4
 stale = 1s
-${1:-}
 EOF
+}
+# write_config [LINES]: rule gpu-hot at 85/80 C, 400 MHz, on gpu and dmc, then LINES.
+write_config() {
+        rule_config 85C 80C 400MHz 50ms "gpu dmc"
+        if [[ -n ${1:-} ]]; then printf '%s\n' "$1" >>"$tmp/devfreqd.conf"; fi
 }
 
 make_root
@@ -214,28 +219,6 @@ check_restored "stopped after the reload"
 # A rule a reload changes keeps its state: its first reading is judged against the new trip and
 # clear, between them the state carried over holds (hysteresis), and the new cap applies at once.
 # Another zone is another sensor: the rule starts released and is judged by its first reading.
-# rule_config TRIP CLEAR MAX POLL DEVICES [ZONE]: the three devices and rule gpu-hot as given.
-rule_config() {
-        cat >"$tmp/devfreqd.conf" <<EOF
-[daemon]
-autodiscover = no
-
-$(gpu_userspace_section)
-
-$(dmc_clamp_section)
-
-$(cpu_userspace_section)
-
-[thermal gpu-hot]
-zone = ${6:-gpu-thermal}
-devices = $5
-trip = $1
-clear = $2
-max-frequency = $3
-poll = $4
-stale = 1s
-EOF
-}
 reload() { bctl call "$name" "$manager_path" "$manager_iface" Reload; }
 # no_flap: since the log was emptied and the monitor marked, no release or trip in the log and no
 # ThermalRules signal with the rule released.
