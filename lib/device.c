@@ -568,7 +568,9 @@ int df_device_set_opp_enabled(struct df_device *d, uint64_t freq, bool enabled) 
 
         if (i < 0)
                 return i;
-        if (!enabled && d->opps.opps[i].enabled && df_opp_count_enabled(&d->opps) == 1)
+        /* The administrator's own flags, not availability: a cap takes points whatever they say,
+         * and keeps the lowest they left enabled should it leave none (df_opp_set_cap()). */
+        if (!enabled && !d->opps.opps[i].disabled && df_opp_count_admin_enabled(&d->opps) == 1)
                 return -EBUSY;
         return df_opp_set_enabled(&d->opps, freq, enabled);
 }

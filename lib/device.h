@@ -171,7 +171,8 @@ int df_device_evaluate(struct df_device *d, uint64_t now_usec, struct df_evaluat
  * the node, or the kernel governor had to be selected again); a failed write does it itself. */
 void df_device_force_write(struct df_device *d);
 
-/* Set the OPP's admin flag; disabling the last enabled point is -EBUSY. 1 changed, 0 not. */
+/* Set the OPP's admin flag; disabling the last point the administrator has enabled is -EBUSY,
+ * whatever a thermal cap leaves available (it keeps one of theirs). 1 changed, 0 not. */
 int df_device_set_opp_enabled(struct df_device *d, uint64_t freq, bool enabled);
 
 /* The lowest cap of the device's tripped thermal rules (0: none): df_opp_set_cap() on its table,

@@ -245,6 +245,17 @@ size_t df_opp_count_enabled(const struct df_opp_table *t) {
         return k;
 }
 
+size_t df_opp_count_admin_enabled(const struct df_opp_table *t) {
+        size_t k = 0;
+
+        assert(t);
+
+        for (size_t i = 0; i < t->n; i++)
+                if (!t->opps[i].disabled)
+                        k++;
+        return k;
+}
+
 /* kernel: devfreq_recommended_opp() */
 int df_opp_recommended(const struct df_opp_table *t, uint64_t *freq, unsigned flags) {
         int i;

@@ -97,6 +97,9 @@ int df_opp_find(const struct df_opp_table *t, uint64_t freq);
 /* kernel: dev_pm_opp_get_opp_count(): the number of enabled points. */
 size_t df_opp_count_enabled(const struct df_opp_table *t);
 
+/* The number of points the administrator has enabled (not disabled), capped or not. */
+size_t df_opp_count_admin_enabled(const struct df_opp_table *t);
+
 /*
  * kernel: devfreq_recommended_opp(). With DF_FLAG_LEAST_UPPER_BOUND: floor, falling back to
  * ceil; without: ceil, falling back to floor. Index and *freq updated, or -ERANGE.

@@ -610,12 +610,122 @@ START_TEST(test_thermal_cap_and_admin) {
         ck_assert_uint_eq(ev.applied, 100 * MHZ);
         ck_assert_uint_eq(f.freq, 100 * MHZ);
 
-        /* The only point under the cap cannot be disabled (it is the last one available). */
-        ck_assert_int_eq(df_device_set_opp_enabled(d, 100 * MHZ, false), -EBUSY);
+        /* The only point under the cap can be disabled: the administrator has others enabled. */
+        ck_assert_int_eq(df_device_set_opp_enabled(d, 100 * MHZ, false), 1);
+        ck_assert_int_eq(df_device_evaluate(d, 2, &ev), 1);
+        ck_assert_uint_eq(ev.applied, 200 * MHZ);
         /* Released: every point the administrator has enabled. */
         ck_assert_int_eq(df_device_set_thermal_cap(d, 0), 1);
+        ck_assert_int_eq(df_device_evaluate(d, 3, &ev), 1);
+        ck_assert_uint_eq(ev.applied, 500 * MHZ);
+        df_device_free(d);
+}
+END_TEST
+
+/* The points of make()'s table, 100 to 500 MHz, one character each: '+' available, 'c' enabled by
+ * the administrator but taken by the cap, '-' disabled by the administrator. */
+static const char *points(const struct df_device *d) {
+        static char buf[8];
+
+        ck_assert_uint_eq(d->opps.n, 5);
+        for (size_t i = 0; i < d->opps.n; i++) {
+                const struct df_opp *o = &d->opps.opps[i];
+                ck_assert(!o->enabled || !o->disabled);
+                buf[i] = o->enabled ? '+' : o->disabled ? '-' : 'c';
+        }
+        buf[d->opps.n] = '\0';
+        return buf;
+}
+
+/* While capped, the last enabled point is the administrator's last, not the cap's (DBUS-API.md):
+ * the only point left under the cap can be disabled while the administrator has others above
+ * it; the cap then keeps the lowest of those (devfreqd.conf(5)) and the governor runs again. */
+START_TEST(test_thermal_cap_admin_disables) {
+        struct fake f = {};
+        struct df_device *d = make(DF_MODE_GOVERN, &df_governor_performance, false, &f, 500 * MHZ);
+        struct df_evaluation ev;
+
+        ck_assert_int_eq(df_device_set_thermal_cap(d, 300 * MHZ), 1);
+        ck_assert_str_eq(points(d), "+++cc");
+        ck_assert_int_eq(df_device_set_opp_enabled(d, 100 * MHZ, false), 1);
+        ck_assert_int_eq(df_device_set_opp_enabled(d, 200 * MHZ, false), 1);
+        ck_assert_int_eq(df_device_evaluate(d, 0, &ev), 1);
+        ck_assert_uint_eq(ev.applied, 300 * MHZ);
+
+        events = 0;
+        ck_assert_int_eq(df_device_set_opp_enabled(d, 300 * MHZ, false), 1);
+        ck_assert_str_eq(points(d), "---+c");
+        ck_assert_uint_ge(events, 1);
+        ck_assert_int_eq(df_device_evaluate(d, 1, &ev), 1);
+        ck_assert_uint_eq(ev.applied, 400 * MHZ);
+        ck_assert_uint_eq(f.freq, 400 * MHZ);
+
+        events = 0;
+        ck_assert_int_eq(df_device_set_opp_enabled(d, 400 * MHZ, false), 1);
+        ck_assert_str_eq(points(d), "----+");
+        ck_assert_uint_ge(events, 1);
         ck_assert_int_eq(df_device_evaluate(d, 2, &ev), 1);
         ck_assert_uint_eq(ev.applied, 500 * MHZ);
+
+        /* The administrator's last point stays theirs to keep, capped or not. */
+        ck_assert_int_eq(df_device_set_opp_enabled(d, 500 * MHZ, false), -EBUSY);
+        ck_assert_str_eq(points(d), "----+");
+
+        /* An enable under the cap takes the kept point back. */
+        ck_assert_int_eq(df_device_set_opp_enabled(d, 200 * MHZ, true), 1);
+        ck_assert_str_eq(points(d), "-+--c");
+        ck_assert_int_eq(df_device_evaluate(d, 3, &ev), 1);
+        ck_assert_uint_eq(ev.applied, 200 * MHZ);
+
+        /* Released: exactly the administrator's choices. */
+        ck_assert_int_eq(df_device_set_thermal_cap(d, 0), 1);
+        ck_assert_str_eq(points(d), "-+--+");
+        ck_assert_int_eq(df_device_evaluate(d, 4, &ev), 1);
+        ck_assert_uint_eq(ev.applied, 500 * MHZ);
+        df_device_free(d);
+}
+END_TEST
+
+/* A cap below every point (the audit's 1 kHz): the lowest point the administrator has enabled is
+ * the one available, and any of their points can be disabled but the last. */
+START_TEST(test_thermal_cap_below_every_point) {
+        struct fake f = {};
+        struct df_device *d = make(DF_MODE_GOVERN, &df_governor_performance, false, &f, 500 * MHZ);
+        struct df_evaluation ev;
+
+        ck_assert_int_eq(df_device_set_thermal_cap(d, 1000), 1);
+        ck_assert_str_eq(points(d), "+cccc");
+        ck_assert_int_eq(df_device_evaluate(d, 0, &ev), 1);
+        ck_assert_uint_eq(ev.applied, 100 * MHZ);
+
+        events = 0;
+        /* A point the cap takes: nothing available changes, nothing to evaluate. */
+        ck_assert_int_eq(df_device_set_opp_enabled(d, 300 * MHZ, false), 1);
+        ck_assert_str_eq(points(d), "+c-cc");
+        ck_assert_uint_eq(events, 0);
+        ck_assert_int_eq(df_device_set_opp_enabled(d, 100 * MHZ, false), 1); /* the kept point */
+        ck_assert_str_eq(points(d), "-+-cc");
+        ck_assert_uint_ge(events, 1);
+        ck_assert_int_eq(df_device_evaluate(d, 1, &ev), 1);
+        ck_assert_uint_eq(ev.applied, 200 * MHZ);
+        ck_assert_int_eq(df_device_set_opp_enabled(d, 200 * MHZ, false), 1);
+        ck_assert_int_eq(df_device_set_opp_enabled(d, 500 * MHZ, false), 1);
+        ck_assert_str_eq(points(d), "---+-");
+        ck_assert_int_eq(df_device_set_opp_enabled(d, 400 * MHZ, false), -EBUSY);
+        ck_assert_str_eq(points(d), "---+-");
+        ck_assert_int_eq(df_device_evaluate(d, 2, &ev), 1);
+        ck_assert_uint_eq(ev.applied, 400 * MHZ);
+
+        ck_assert_int_eq(df_device_set_opp_enabled(d, 300 * MHZ, true), 1);
+        ck_assert_str_eq(points(d), "--+c-");
+        ck_assert_int_eq(df_device_evaluate(d, 3, &ev), 1);
+        ck_assert_uint_eq(ev.applied, 300 * MHZ);
+
+        /* Released: exactly the administrator's choices. */
+        ck_assert_int_eq(df_device_set_thermal_cap(d, 0), 1);
+        ck_assert_str_eq(points(d), "--++-");
+        ck_assert_int_eq(df_device_evaluate(d, 4, &ev), 1);
+        ck_assert_uint_eq(ev.applied, 400 * MHZ);
         df_device_free(d);
 }
 END_TEST
@@ -706,6 +816,8 @@ static Suite *device_suite(void) {
         tcase_add_test(tc, test_admin_range_and_conflict);
         tcase_add_test(tc, test_opp_enable_rules);
         tcase_add_test(tc, test_thermal_cap_and_admin);
+        tcase_add_test(tc, test_thermal_cap_admin_disables);
+        tcase_add_test(tc, test_thermal_cap_below_every_point);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("modes");
