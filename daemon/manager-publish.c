@@ -57,7 +57,7 @@ static void snapshot(struct manager_device *d, struct device_published *p, bool 
         p->usable_hash = h;
         h = UINT64_C(0xcbf29ce484222325);
         for (size_t i = 0; i < dev->opps.n; i++)
-                h = hash_mix(hash_mix(h, dev->opps.opps[i].freq), dev->opps.opps[i].enabled);
+                h = hash_mix(hash_mix(h, dev->opps.opps[i].freq), !dev->opps.opps[i].disabled);
         p->opp_hash = h;
         p->polling = manager_device_polling_ms(d);
         for (int t = 0; t < _DF_QOS_TYPE_MAX; t++)

@@ -304,7 +304,7 @@ const char *manager_device_governor_refusal(
 int manager_device_set_frequency(struct manager_device *d, uint64_t freq);
 /* -EOPNOTSUPP in clamp mode, -ENOENT unknown name, -ERANGE out of range. */
 int manager_device_set_tunable(struct manager_device *d, const char *name, uint32_t value);
-/* -ENODEV no such point, -EBUSY the last enabled point. */
+/* -ENODEV no such point, -EBUSY the last point the administrator has enabled. */
 int manager_device_set_operating_point(struct manager_device *d, uint64_t freq, bool enabled);
 
 /* Statistics: devfreqd's own in govern mode, the kernel's in clamp mode. Caller frees arrays. */

@@ -80,7 +80,7 @@ static char *format_value(const struct object *o, const struct prop *p) {
 
         if (o && o->request && streq(p->name, "Value") && streq(p->signature, "t"))
                 return strdup(format_request_value(buf, props_str(&o->props, "Type"), p->num));
-        if (prop_format(p, ", ", &text) < 0)
+        if (prop_format(p, o ? props_num(&o->props, "ThermalCap") : 0, ", ", &text) < 0)
                 return NULL;
         return text;
 }

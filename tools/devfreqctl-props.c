@@ -384,7 +384,23 @@ static void format_number(FILE *f, enum style style, uint64_t v) {
         }
 }
 
-static void format_opp(FILE *f, const struct ctl_opp *o) {
+/*
+ * Whether the thermal cap takes point i although the administrator has it enabled (the bus's flag):
+ * above the cap, unless it is the lowest they enabled and none is at or under the cap, the point
+ * the cap keeps (devfreqd.conf(5)). Then a lower enabled point exists, under the cap or not.
+ */
+static bool opp_capped(const struct prop *p, size_t i, uint64_t cap) {
+        const struct ctl_opp *o = &p->opps[i];
+
+        if (cap == 0 || !o->enabled || o->freq <= cap)
+                return false;
+        for (size_t k = 0; k < p->n; k++)
+                if (p->opps[k].enabled && p->opps[k].freq < o->freq)
+                        return true;
+        return false;
+}
+
+static void format_opp(FILE *f, const struct ctl_opp *o, bool capped) {
         char buf[DF_FREQ_STRING_MAX];
 
         fputs(df_format_frequency(buf, o->freq), f);
@@ -394,6 +410,8 @@ static void format_opp(FILE *f, const struct ctl_opp *o) {
                 fprintf(f, " latency %s", df_format_duration(buf, o->latency_us));
         if (!o->enabled)
                 fputs(" (disabled)", f);
+        else if (capped)
+                fputs(" (capped)", f);
 }
 
 /* Strings, or object paths shown by their last component (device names, request ids). */
@@ -408,7 +426,8 @@ static void format_names(FILE *f, enum style style, char *const *v, size_t n) {
                 fputs("none", f);
 }
 
-static void format_prop(FILE *f, const struct prop *p, const char *sep) {
+/* `cap`: the device's ThermalCap, for the points of OperatingPoints it takes. */
+static void format_prop(FILE *f, const struct prop *p, uint64_t cap, const char *sep) {
         enum style style = style_of(p->name);
         const char *sig = p->signature;
 
@@ -432,7 +451,7 @@ static void format_prop(FILE *f, const struct prop *p, const char *sep) {
         } else if (streq(sig, "a(tuub)")) {
                 for (size_t i = 0; i < p->n; i++) {
                         fputs(i > 0 ? sep : "", f);
-                        format_opp(f, &p->opps[i]);
+                        format_opp(f, &p->opps[i], opp_capped(p, i, cap));
                 }
                 if (p->n == 0)
                         fputs("none", f);
@@ -463,15 +482,16 @@ char *format_rule(const struct ctl_rule *r) {
         return s;
 }
 
-/* `sep` goes between the points of OperatingPoints: ", " on one line, or a newline and indent. */
-int prop_format(const struct prop *p, const char *sep, char **ret) {
+/* `sep` goes between the points of OperatingPoints: ", " on one line, or a newline and indent;
+ * `cap` is the device's ThermalCap (0: none), which marks the points it takes "(capped)". */
+int prop_format(const struct prop *p, uint64_t cap, const char *sep, char **ret) {
         char *text = NULL;
         size_t size = 0;
         FILE *f = open_memstream(&text, &size);
 
         if (!f)
                 return -ENOMEM;
-        format_prop(f, p, sep);
+        format_prop(f, p, cap, sep);
         if (fclose(f) != 0) {
                 free(text);
                 return -ENOMEM;

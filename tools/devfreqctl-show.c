@@ -259,7 +259,7 @@ int cmd_show(struct ctl *c) {
         for (size_t i = 0; i < ps.n; i++) {
                 _cleanup_free_ char *text = NULL, *by = NULL;
 
-                if (prop_format(&ps.v[i], sep, &text) < 0)
+                if (prop_format(&ps.v[i], props_num(&ps, "ThermalCap"), sep, &text) < 0)
                         return ctl_fail(NULL, "out of memory");
                 if (streq(ps.v[i].name, "ThermalCap") && ps.v[i].num > 0)
                         by = capping_rules(c, path, ps.v[i].num);

@@ -73,7 +73,7 @@ void props_done(struct props *ps);
 const struct prop *props_get(const struct props *ps, const char *name);
 uint64_t props_num(const struct props *ps, const char *name);
 const char *props_str(const struct props *ps, const char *name);
-int prop_format(const struct prop *p, const char *sep, char **ret);
+int prop_format(const struct prop *p, uint64_t cap, const char *sep, char **ret);
 int object_name(const char *path, char **ret);
 const char *format_request_value(char buf[static 32], const char *type, uint64_t value);
 typedef int (*managed_object_cb)(const char *path, const char *iface, struct props *ps, void *userdata);

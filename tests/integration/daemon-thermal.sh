@@ -18,9 +18,16 @@ mget() { getv "$manager_path" "$manager_iface" "$1"; }
 cap_is() { [[ $(dget "$1" ThermalCap) == "$2" ]]; }
 # rules_are TEXT: ThermalRules as busctl prints it, without the signature.
 rules_are() { [[ $(mget ThermalRules) == "$1" ]]; }
-point_enabled() { # DEVICE FREQ: whether OperatingPoints shows the point enabled
+point_enabled() { # DEVICE FREQ: whether OperatingPoints shows the point enabled (the admin flag)
         bctl --json=short get-property "$name" "$(dev_path "$1")" "$device_iface" OperatingPoints |
                 "$PYTHON3" -c 'import json,sys; d=json.load(sys.stdin)["data"]; print(str([p[3] for p in d if p[0]=='"$2"'][0]).lower())'
+}
+point_available() { # DEVICE FREQ: whether AvailableFrequencies holds the point (what the cap leaves)
+        local f
+        for f in $(dget "$1" AvailableFrequencies | cut -d' ' -f2-); do
+                [[ $f == "$2" ]] && echo true && return
+        done
+        echo false
 }
 log_has() { grep -qF -- "$1" "$daemon_log"; }
 # log_count TEXT: how many lines of the log hold TEXT.
@@ -77,8 +84,11 @@ temp "$gpu_zone" 86000
 check "at 86 C the rule trips: ThermalCap 400 MHz" wait_until 5 cap_is gpu 400000000
 is "... the GPU drops to 400 MHz" "$(kread "$gpu/userspace/set_freq")" 400000000
 is "... 600 and 800 MHz are disabled, 400 MHz is not" \
-        "$(point_enabled gpu 600000000) $(point_enabled gpu 800000000) $(point_enabled gpu 400000000)" \
+        "$(point_available gpu 600000000) $(point_available gpu 800000000) $(point_available gpu 400000000)" \
         "false false true"
+is "... OperatingPoints still shows the administrator's flags" \
+        "$(point_enabled gpu 600000000) $(point_enabled gpu 800000000) $(point_enabled gpu 400000000)" \
+        "true true true"
 is "... ThermalRules says so" "$(mget ThermalRules)" '1 "gpu-hot" "gpu-thermal" true 400000000 86000'
 is "... the log says so once" \
         "$(log_count "thermal gpu-hot: gpu-thermal at 86 C (trip 85 C): points above 400 MHz disabled")" 1
@@ -106,7 +116,7 @@ thermal_signals() { grep '"member":"PropertiesChanged"' "$tmp/monitor.json" | gr
 is "readings that trip nothing emit no ThermalRules signal (1 so far)" "$(thermal_signals)" 1
 temp "$gpu_zone" 80000
 check "at 80 C (clear) the cap is released" wait_until 5 cap_is gpu 0
-is "... 800 MHz is enabled again" "$(point_enabled gpu 800000000)" true
+is "... 800 MHz is enabled again" "$(point_available gpu 800000000)" true
 gpu_set_at() { [[ $(kread "$gpu/userspace/set_freq") == "$1" ]]; }
 check "... the GPU goes back to the frequency set" wait_until 5 gpu_set_at 800000000
 dmc_max_back() {
@@ -133,12 +143,13 @@ is "... the GPU runs at 400 MHz" "$(kread "$gpu/userspace/set_freq")" 400000000
 is "... MinFrequency and MaxFrequency are the cap" "$(dget gpu MinFrequency) $(dget gpu MaxFrequency)" \
         "400000000 400000000"
 dcall gpu SetOperatingPoint tb 800000000 true
-is "an administrator's enable of 800 MHz does not undo the cap" "$(point_enabled gpu 800000000)" false
+is "an administrator's enable of 800 MHz does not undo the cap" \
+        "$(point_enabled gpu 800000000) $(point_available gpu 800000000)" "true false"
 dcall gpu SetOperatingPoint tb 300000000 false
 temp "$gpu_zone" 70000
 check "released: the points come back" wait_until 5 cap_is gpu 0
 is "... 800 MHz (enabled by the administrator meanwhile) is back, 300 MHz (disabled meanwhile) is not" \
-        "$(point_enabled gpu 800000000) $(point_enabled gpu 300000000)" "true false"
+        "$(point_available gpu 800000000) $(point_available gpu 300000000)" "true false"
 dcall gpu SetOperatingPoint tb 300000000 true
 client_stop c
 
@@ -150,11 +161,22 @@ for f in 200000000 300000000 400000000; do dcall gpu SetOperatingPoint tb "$f" f
 temp "$gpu_zone" 95000
 check "nothing enabled under the cap: the rule trips all the same" wait_until 5 cap_is gpu 400000000
 check "... the GPU runs at the lowest enabled point, 600 MHz" wait_until 5 gpu_set_at 600000000
-is "... 600 MHz enabled, 800 MHz not" "$(point_enabled gpu 600000000) $(point_enabled gpu 800000000)" "true false"
+is "... 600 MHz enabled, 800 MHz not" "$(point_available gpu 600000000) $(point_available gpu 800000000)" "true false"
 dcall gpu SetOperatingPoint tb 300000000 true
 is "300 MHz enabled while tripped: 600 MHz is disabled again" \
-        "$(point_enabled gpu 300000000) $(point_enabled gpu 600000000)" "true false"
+        "$(point_available gpu 300000000) $(point_available gpu 600000000)" "true false"
 check "... the GPU drops to 300 MHz" wait_until 5 gpu_set_at 300000000
+# The administrator's last enabled point is theirs, not the cap's: the only point left under the cap
+# can be disabled while 600 and 800 MHz are enabled, and the cap keeps 600 MHz again.
+is "OperatingPoints while tripped: the administrator's flags (400 MHz off, 600 and 800 MHz on)" \
+        "$(point_enabled gpu 400000000) $(point_enabled gpu 600000000) $(point_enabled gpu 800000000)" "false true true"
+check "disabling 300 MHz, the only point under the cap, is allowed" dcall gpu SetOperatingPoint tb 300000000 false
+check "... the GPU runs at 600 MHz, which the cap keeps" wait_until 5 gpu_set_at 600000000
+is "... OperatingPoints: 300 MHz off, 600 and 800 MHz on" \
+        "$(point_enabled gpu 300000000) $(point_enabled gpu 600000000) $(point_enabled gpu 800000000)" "false true true"
+like "... devfreqctl show marks 800 MHz capped, 600 MHz not" "$(ctl show gpu)" $'\n +600 MHz[^(\n]*\n +800 MHz[^(\n]* \\(capped\\)\n'
+dcall gpu SetOperatingPoint tb 300000000 true
+check "... enabled again: the GPU drops to 300 MHz" wait_until 5 gpu_set_at 300000000
 for f in 200000000 400000000; do dcall gpu SetOperatingPoint tb "$f" true; done
 temp "$gpu_zone" 70000
 check "released: the GPU goes back to 800 MHz" wait_until 5 gpu_set_at 800000000
