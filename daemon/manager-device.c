@@ -241,6 +241,9 @@ void device_poll(struct manager_device *d) {
                                 "going backwards); keeping the frequency",
                                 d->name);
                 d->dropping = true;
+                /* The reading after a sleep gave nothing (counters reset over it): the next sample
+                 * starts after the sleep and counts. */
+                d->skip_sample = false;
                 return;
         }
         d->dropping = false;

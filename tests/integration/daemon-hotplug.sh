@@ -261,4 +261,36 @@ contains "... and the log says so" "$(tail -n +$((log_at + 1)) "$daemon_log")" \
 stop_daemon TERM
 is "... devfreqd exits cleanly" "$daemon_status" 0
 check_restored "a crashed run's record restored once its policy is back, then SIGTERM"
+
+# ================================================ a resume whose first reading gives no sample
+# The sample spanning a sleep is dropped. When the driver reset its counters over the sleep, the
+# first reading after it gives no sample at all; the next one starts after the sleep and counts.
+# A 2 s polling interval: the sleep and the resume come between two readings.
+busy=$root/sys/devices/platform/ff9a0000.gpu/busy
+cat >"$tmp/devfreqd.conf" <<EOF
+[daemon]
+autodiscover = no
+
+$(gpu_load_section 2s)
+EOF
+log_at=$(wc -l <"$daemon_log")
+start_daemon
+gpu_at() { [[ $(kread "$gpu/userspace/set_freq") == "$1" ]]; }
+load_is() { [[ $(prop gpu Load) == "$1" ]]; }
+first_reading() { tail -n +$((log_at + 1)) "$daemon_log" | grep -q "gpu: no complete load sample"; }
+check "a polled GPU: the first reading" wait_until 10 first_reading
+"$setload" "$busy" 50 100
+check "a polled GPU takes a 50 % sample" wait_until 10 load_is 50
+sleep_signal true
+printf '0 0\n' >"$busy.new" && mv -f "$busy.new" "$busy" # the driver resets its counters
+log_at=$(wc -l <"$daemon_log")
+sleep_signal false
+read_after_resume() {
+        tail -n +$((log_at + 1)) "$daemon_log" | grep -A 1000 "Resumed from sleep" | grep -q "gpu: no complete load sample"
+}
+check "... the first reading after the resume, counters reset, gives no sample" wait_until 10 read_after_resume
+"$setload" "$busy" 99 100
+check "... the next sample, all after the sleep, counts: the highest point" wait_until 10 gpu_at 800000000
+stop_daemon
+is "... devfreqd exits cleanly" "$daemon_status" 0
 tap_done
