@@ -21,10 +21,13 @@ static uint64_t passive_map_lookup(const struct df_governor *g, uint64_t parent)
 static uint64_t passive_get_target(struct df_governor *g, const struct df_governor_input *in) {
         size_t i = 0;
 
+        /* No parent (gone, or not attached): nothing to follow, the frequency in force stays,
+         * with a map too (its first pair is for a parent below it, not for none). */
+        if (in->n_parent_table == 0)
+                return in->current;
         if (g->n_passive_map > 0)
                 return passive_map_lookup(g, in->parent_current);
-
-        if (in->n_table == 0 || in->n_parent_table == 0)
+        if (in->n_table == 0)
                 return in->current;
 
         while (i < in->n_parent_table - 1 && in->parent_table[i] < in->parent_current)

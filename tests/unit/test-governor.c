@@ -1104,6 +1104,19 @@ START_TEST(test_passive_map) {
         ck_assert_uint_eq(follow(&g, child, ELEMENTSOF(child), 800 * MHZ), 333 * MHZ);
         ck_assert_uint_eq(follow(&g, child, ELEMENTSOF(child), UINT64_MAX), 333 * MHZ);
 
+        /* No parent (gone, or not attached): the frequency in force stays, not the first pair. */
+        ck_assert_uint_eq(
+                df_governor_get_target(
+                        &g,
+                        &(struct df_governor_input){ .current = 150 * MHZ,
+                                                     .min = 50 * MHZ,
+                                                     .max = 150 * MHZ,
+                                                     .points = child,
+                                                     .n_points = ELEMENTSOF(child),
+                                                     .table = child,
+                                                     .n_table = ELEMENTSOF(child) }),
+                150 * MHZ);
+
         /* An empty map goes back to index mapping. */
         ck_assert_int_eq(df_governor_set_passive_map(&g, NULL, 0), 0);
         ck_assert_ptr_null(g.passive_map);
