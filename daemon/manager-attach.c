@@ -245,14 +245,18 @@ void keep_device(struct manager *m, struct manager_device *old, struct manager_d
                 old->dev->stats = s;
         }
         df_device_set_current(dev, old->dev->current);
-        /* A device that stays keeps its frequency: under userspace the one set before the reload
-         * (initial-frequency applies at attach), after another governor the one in force. */
-        if (dev->governor.ops == &df_governor_userspace)
-                dev->governor.state.userspace = old->dev->governor.ops == &df_governor_userspace ?
-                        old->dev->governor.state.userspace :
-                        (typeof(dev->governor.state.userspace)){};
         if (old->dev->has_sample)
                 df_device_set_sample(dev, old->dev->busy, old->dev->total);
+        /* The same governor with the same tunables goes on where it was (a reload is an event): its
+         * state, and a sample it already decided on is not decided on again (conservative would
+         * take another step). Under userspace that keeps the frequency set before the reload
+         * (initial-frequency applies at attach); after another governor, the one in force stays. */
+        if (dev->governor.ops == old->dev->governor.ops &&
+            memcmp(dev->governor.tunables, old->dev->governor.tunables, sizeof(dev->governor.tunables)) == 0) {
+                dev->governor.state = old->dev->governor.state;
+                dev->sample_fresh = old->dev->sample_fresh;
+        } else if (dev->governor.ops == &df_governor_userspace)
+                dev->governor.state.userspace = (typeof(dev->governor.state.userspace)){};
 
         fresh->dev = old->dev;
         fresh->load = old->load;

@@ -100,6 +100,28 @@ is "the highest point was applied once only, under performance" \
         "$(grep -c "gpu: $((highest / 1000000)) MHz" "$daemon_log" || true)" "$((changes + 1))"
 check "the daemon is still running" daemon_alive
 
+# A reload is an event too: a governor it keeps, with the same tunables, does not decide again on
+# a sample it has decided on (conservative would take one more step a reload).
+call SetGovernor s performance
+cat >"$tmp/devfreqd.conf" <<EOF
+[daemon]
+autodiscover = no
+
+$(gpu_load_section 60s | sed 's/^governor = .*/governor = conservative/')
+freq_step = 25
+EOF
+reload_ready() {
+        : >"$notify_log"
+        kill -HUP "$daemon_pid"
+        await "READY=1 after the reload $1" 10 grep -q '^READY=1' "$notify_log"
+}
+reload_ready "to conservative"
+is "a reload to conservative decides on the last sample (10 %): one step down" "$(set_freq)" "${points[3]}"
+reload_ready "that changes nothing"
+is "... a reload that changes nothing: no second step" "$(set_freq)" "${points[3]}"
+reload_ready "that changes nothing, again"
+is "... nor a third" "$(set_freq)" "${points[3]}"
+
 # Under userspace, initial-frequency is the frequency set (as a write of set_freq would make it): a
 # ceiling that comes and goes gives it back, where the frequency in force would stay lowered.
 cat >"$tmp/devfreqd.conf" <<EOF
@@ -109,11 +131,10 @@ autodiscover = no
 $(gpu_userspace_section)
 initial-frequency = ${highest}
 EOF
-: >"$notify_log"
-kill -HUP "$daemon_pid"
-await "READY=1 after the reload to userspace" 10 grep -q '^READY=1' "$notify_log"
+before=$(set_freq)
+reload_ready "to userspace"
 at_set() { [[ $(set_freq) == "$1" ]]; }
-is "a reload to userspace with initial-frequency: a device that stays keeps its frequency" "$(set_freq)" "$lowest"
+is "a reload to userspace with initial-frequency: a device that stays keeps its frequency" "$(set_freq)" "$before"
 stop_daemon
 start_daemon
 check "attached under userspace with initial-frequency: the highest point" wait_until 5 at_set "$highest"
@@ -125,9 +146,7 @@ kill -TERM "$holder"
 wait "$holder" || true
 check "... and when the request ends, the configured frequency is back" wait_until 5 at_set "$highest"
 call SetFrequency t "$third"
-: >"$notify_log"
-kill -HUP "$daemon_pid"
-await "READY=1 after a reload that changes nothing" 10 grep -q '^READY=1' "$notify_log"
+reload_ready "that changes nothing, under userspace"
 is "... a reload keeps the frequency set" "$(set_freq)" "$third"
 stop_daemon
 is "exit status 0" "$daemon_status" 0
