@@ -118,6 +118,25 @@ int read_file(const char *path, char **ret, size_t *ret_size) {
         return 0;
 }
 
+char *next_line(char *text, size_t size, size_t *pos, bool *ret_nul) {
+        char *line, *nl;
+        size_t n;
+
+        assert(text);
+        assert(pos);
+        assert(ret_nul);
+
+        if (*pos >= size)
+                return NULL;
+        line = text + *pos;
+        nl = memchr(line, '\n', size - *pos);
+        n = nl ? (size_t) (nl - line) : size - *pos;
+        line[n] = '\0'; /* text[size] is one already */
+        *pos += n + 1;
+        *ret_nul = strlen(line) != n;
+        return line;
+}
+
 int split_tabs(char *line, char **fields, int max) {
         int n = 0;
 

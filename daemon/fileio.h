@@ -2,6 +2,7 @@
 /* The daemon's own small files (originals, state): atomic replacement and tab-separated records. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -13,6 +14,13 @@ int write_file_atomic(const char *path, const char *content, size_t size);
 
 /* Read a whole file (at most 16 MiB). -ENOENT when it does not exist. Caller frees. */
 int read_file(const char *path, char **ret, size_t *ret_size);
+
+/*
+ * The next line of text[0..size) (from read_file(), NUL-terminated) from *pos, advanced past it:
+ * cut in place at its newline, empty lines included; NULL at the end. *ret_nul: the line holds a
+ * NUL byte (a crash can leave a block of zeros), so it reads short and is no record.
+ */
+char *next_line(char *text, size_t size, size_t *pos, bool *ret_nul);
 
 /*
  * Split one line into tab-separated fields, in place. Returns the number of fields, or -E2BIG

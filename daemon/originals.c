@@ -83,7 +83,8 @@ int originals_load(const char *runtime_dir, struct originals **ret) {
         _cleanup_free_ char *text = NULL;
         struct originals *o;
         unsigned lineno = 0;
-        char *save = NULL;
+        size_t size = 0, pos = 0;
+        bool nul = false;
         int r;
 
         o = calloc(1, sizeof(*o));
@@ -94,7 +95,7 @@ int originals_load(const char *runtime_dir, struct originals **ret) {
                 return -ENOMEM;
         }
 
-        r = read_file(o->file, &text, NULL);
+        r = read_file(o->file, &text, &size);
         if (r == -ENOENT) {
                 *ret = o;
                 return 0;
@@ -104,11 +105,11 @@ int originals_load(const char *runtime_dir, struct originals **ret) {
                 originals_free(o);
                 return r;
         }
-        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        for (char *line; (line = next_line(text, size, &pos, &nul));) {
                 lineno++;
-                if (line[0] == '#')
+                if (line[0] == '#' || (line[0] == '\0' && !nul))
                         continue;
-                r = parse_line(o, line);
+                r = nul ? -EINVAL : parse_line(o, line);
                 if (r == -ENOMEM) {
                         originals_free(o);
                         return r;

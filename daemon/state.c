@@ -46,7 +46,8 @@ int state_load(const char *state_dir, bool read_only, struct state **ret) {
         _cleanup_free_ char *text = NULL;
         struct state *s;
         unsigned lineno = 0;
-        char *save = NULL;
+        size_t size = 0, pos = 0;
+        bool nul = false;
         int r;
 
         s = calloc(1, sizeof(*s));
@@ -57,7 +58,7 @@ int state_load(const char *state_dir, bool read_only, struct state **ret) {
                 free(s);
                 return -ENOMEM;
         }
-        r = read_file(s->file, &text, NULL);
+        r = read_file(s->file, &text, &size);
         if (r == -ENOENT) {
                 *ret = s;
                 return 0;
@@ -73,13 +74,13 @@ int state_load(const char *state_dir, bool read_only, struct state **ret) {
                 *ret = s;
                 return 0;
         }
-        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        for (char *line; (line = next_line(text, size, &pos, &nul));) {
                 char *f[4];
 
                 lineno++;
-                if (line[0] == '#')
+                if (line[0] == '#' || (line[0] == '\0' && !nul))
                         continue;
-                if (split_tabs(line, f, 4) != 4) {
+                if (nul || split_tabs(line, f, 4) != 4) {
                         log_warning("%s:%u: ignoring a malformed record", s->file, lineno);
                         continue;
                 }

@@ -146,6 +146,9 @@ printf '%s\n' "# devfreqd originals v1: path governor min max hw_min hw_max (nod
         "$policy0	schedutil	800000	7	800000	2400000" \
         "/proc/sys/kernel	schedutil	800000	2400000	800000	2400000" \
         "/sys/class/devfreq/gone	simple_ondemand	0	0	100	200" >"$orig_file"
+# A block of zeros in a record (a crash can leave one): that record goes, not the ones after it.
+{ head -n 1 "$orig_file" && printf '%s\tsimple\0\0\0\0ondemand\t0\n' "$gpu" && tail -n +2 "$orig_file"; } >"$orig_file.new"
+mv "$orig_file.new" "$orig_file"
 printf '[daemon]\nautodiscover = no\n' >"$tmp/devfreqd.conf"
 log_at=$(wc -l <"$daemon_log")
 start_daemon
@@ -158,6 +161,7 @@ contains "... the record is refused with a warning" "$after" "the recorded gover
 is "a frequency outside the hardware range is not written" "$(kread "$policy0/scaling_max_freq")" "$cpu_before"
 contains "... refused with a warning" "$after" "the recorded max '7' is outside the hardware range"
 contains "a /proc path is no record at all" "$after" "ignoring a malformed record"
+contains "a record with NUL bytes is refused, line 2" "$after" "originals:2: ignoring a malformed record"
 check "a record of an absent node is kept" grep -q "/sys/class/devfreq/gone" "$orig_file"
 check "... the refused ones are not" bash -c "! grep -qE '^$dmc|^/proc/' '$orig_file'"
 stop_daemon
@@ -195,6 +199,27 @@ EOF
 else
         skip "originals that cannot be saved: needs root and mount namespaces (unshare --mount)"
 fi
+
+# ---------------------------------------------------------------- a state file with NUL bytes
+# A block of zeros in one record: that record is ignored, the ones after it apply and are kept.
+gpu_config
+mkdir -p "$tmp/state"
+{
+        printf '# devfreqd state v1: device key value configuration-value-when-chosen\n'
+        printf 'gpu\ttunable:upthreshold\t7\0\0\0\0garbage\t-\n'
+        printf 'gone\tgovernor\tpowersave\tgovern:performance\n'
+        printf 'gpu\tgovernor\tperformance\tgovern:simple_ondemand\n'
+} >"$tmp/state/state"
+log_at=$(wc -l <"$daemon_log")
+start_daemon
+contains "a state record with NUL bytes is ignored, line 2" "$(tail -n +$((log_at + 1)) "$daemon_log")" \
+        "state:2: ignoring a malformed record"
+is "... the record after it applies" "$(prop gpu Governor)" "\"performance\""
+dcall gpu SetOperatingPoint tb 400000000 false
+check "... the next save keeps it" state_has "gpu	governor	performance"
+check "... and the record of an absent device" state_has "gone	governor	powersave"
+stop_daemon
+rm -f "$tmp/state/state"
 
 # ---------------------------------------------------------------- a state file that cannot be read
 # Over 16 MiB: read_file() refuses it (EFBIG). Its choices are not applied, and this run's choices
