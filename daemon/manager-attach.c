@@ -120,6 +120,7 @@ static int device_activate(struct manager_device *d) {
         }
         (void) device_apply_state(d);
         (void) device_open_load(d);
+        d->activated = true;
         device_evaluate(d, true);
         return 0;
 }
@@ -135,6 +136,9 @@ void activate_all(struct manager *m, struct manager_device **fresh, size_t n_fre
                 return;
         }
         record_originals(m, fresh, n_fresh);
+        /* A device a reload kept has a new df_device, with no backend until its activation. */
+        for (size_t i = 0; i < n_fresh; i++)
+                fresh[i]->activated = false;
         /* Parents first: a passive child starts from its parent's frequency. */
         while (left > 0) {
                 size_t before = left;

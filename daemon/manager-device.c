@@ -187,7 +187,9 @@ void device_evaluate(struct manager_device *d, bool full_publish) {
         assert(d);
 
         d->pending = false;
-        if (d->vanished || d->offline)
+        /* Not activated yet (a passive child while its parent is activated first): no backend, no
+         * first-write hook, no dry run yet; its own activation evaluates it. */
+        if (d->vanished || d->offline || !d->activated)
                 return;
         if (!d->prepared && device_prepare(d) < 0) {
                 device_publish(d, full_publish);

@@ -165,6 +165,7 @@ struct manager_device {
         bool prepared;    /* df_node_prepare() succeeded for the current mode */
         bool vanished;    /* its directory is gone: detach at the next safe point */
         bool dropping;    /* the load source gives no complete samples (logged once) */
+        bool activated;   /* device_activate() gave it its backend and hooks: it may be evaluated */
 
         char last_error[256]; /* LastError */
         unsigned error_serial;

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# A passive device (gpu0 following gpu) is written what the bus shows from its own first write on:
+# at start, after a reload, and under --dry-run not at all (its kernel governor included).
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+make_root --gpus 1
+gpu0=/sys/devices/platform/gpu0/devfreq/gpu0
+# write_config GPU_GOVERNOR [CHILD_NAME]: gpu under GPU_GOVERNOR, gpu0 passive under it (named
+# CHILD_NAME, gpu0 by default).
+write_config() {
+        cat >"$tmp/devfreqd.conf" <<EOF
+[daemon]
+autodiscover = no
+follow-power-profiles = no
+
+[device gpu]
+path = /sys/class/devfreq/ff9a0000.gpu
+mode = govern
+governor = $1
+
+[device ${2:-gpu0}]
+path = /sys/class/devfreq/gpu0
+mode = govern
+governor = passive
+parent = gpu
+EOF
+}
+reload() {
+        : >"$notify_log"
+        kill -HUP "$daemon_pid"
+        await "READY=1 after SIGHUP" 10 grep -q '^READY=1' "$notify_log"
+}
+# child_state [NAME]: what child_is compares, for a failure's message.
+child_state() { echo "set_freq $(kread "$gpu0/userspace/set_freq") cur_freq $(kread "$gpu0/cur_freq") CurrentFrequency $(prop "${1:-gpu0}" CurrentFrequency)"; }
+
+# --- start: both nodes at 800 MHz, gpu goes to its lowest point and gpu0 with it
+write_config powersave
+start_bus
+start_daemon
+is "start: gpu at 200 MHz (powersave)" "$(kread "$gpu/userspace/set_freq")" 200000000
+is "... gpu0 follows it: set_freq, cur_freq and CurrentFrequency are 200 MHz" "$(child_state)" \
+        "set_freq 200000000 cur_freq 200000000 CurrentFrequency 200000000"
+is "... under the kernel's userspace governor" "$(kread "$gpu0/governor")" userspace
+
+# --- a reload that moves the parent: the child, rebuilt by it, follows with a write of its own
+write_config performance
+reload
+is "reload to performance: gpu at 800 MHz" "$(kread "$gpu/userspace/set_freq")" 800000000
+is "... gpu0 follows it in sysfs as on the bus" "$(child_state)" \
+        "set_freq 800000000 cur_freq 800000000 CurrentFrequency 800000000"
+stop_daemon
+is "exit status 0" "$daemon_status" 0
+
+# --- --dry-run: nothing written, at start or at a reload, and gpu0's governor is the kernel's
+rm -rf "$root"
+make_root --gpus 1
+write_config powersave
+sum=$(tree_sum)
+: >"$daemon_log"
+start_daemon --dry-run
+is "--dry-run start: the whole tree is unchanged" "$(tree_sum)" "$sum"
+is "... gpu0 keeps the kernel's governor" "$(kread "$gpu0/governor")" simple_ondemand
+contains "... the log says the governor it would select for gpu0" "$(cat "$daemon_log")" \
+        "gpu0: would write userspace to $gpu0/governor"
+is "... and CurrentFrequency the frequency it would apply" "$(prop gpu0 CurrentFrequency)" 200000000
+write_config performance
+reload
+is "--dry-run reload: the whole tree is unchanged" "$(tree_sum)" "$sum"
+is "... and CurrentFrequency follows the parent" "$(prop gpu0 CurrentFrequency)" 800000000
+stop_daemon
+is "--dry-run exit: the whole tree is unchanged" "$(tree_sum)" "$sum"
+check "... and there is no originals file" test ! -e "$tmp/run/originals"
+tap_done
