@@ -125,8 +125,20 @@ static int device_activate(struct manager_device *d) {
         return 0;
 }
 
+/* Whether d's parent is among fresh[] and not activated yet. */
+static bool parent_pending(
+        struct manager *m, const struct manager_device *d, struct manager_device **fresh, const bool *done,
+        size_t n_fresh) {
+        const struct manager_device *p = d->spec->parent ? manager_find_device(m, d->spec->parent) : NULL;
+
+        for (size_t j = 0; p && p != d && j < n_fresh; j++)
+                if (fresh[j] == p)
+                        return !done[j];
+        return false;
+}
+
 void activate_all(struct manager *m, struct manager_device **fresh, size_t n_fresh) {
-        bool *done = calloc(n_fresh, sizeof(bool));
+        bool *done = calloc(n_fresh, sizeof(bool)), stuck = false;
         size_t left = n_fresh;
 
         assert(m);
@@ -139,28 +151,20 @@ void activate_all(struct manager *m, struct manager_device **fresh, size_t n_fre
         /* A device a reload kept has a new df_device, with no backend until its activation. */
         for (size_t i = 0; i < n_fresh; i++)
                 fresh[i]->activated = false;
-        /* Parents first: a passive child starts from its parent's frequency. */
+        /* Parents first, whatever the names' order: a passive child's first write is what its parent
+         * applied. A pass that activates nothing (a cycle, which validation refuses) lets the rest
+         * go in order. */
         while (left > 0) {
                 size_t before = left;
                 for (size_t i = 0; i < n_fresh; i++) {
-                        struct manager_device *d = fresh[i], *p;
-                        if (done[i])
+                        if (done[i] || (!stuck && parent_pending(m, fresh[i], fresh, done, n_fresh)))
                                 continue;
-                        p = d->spec->parent ? manager_find_device(m, d->spec->parent) : NULL;
-                        if (p && p != d) {
-                                bool parent_pending = false;
-                                for (size_t j = 0; j < n_fresh; j++)
-                                        parent_pending = parent_pending || (fresh[j] == p && !done[j]);
-                                if (parent_pending && before == left)
-                                        continue;
-                        }
-                        manager_thermal_cap_device(m, d);
-                        (void) device_activate(d);
+                        manager_thermal_cap_device(m, fresh[i]);
+                        (void) device_activate(fresh[i]);
                         done[i] = true;
                         left--;
                 }
-                if (left == before)
-                        break;
+                stuck = left == before;
         }
         free(done);
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A passive device (gpu0 following gpu) is written what the bus shows from its own first write on:
-# at start, after a reload, and under --dry-run not at all (its kernel governor included).
+# at start, after a reload, and under --dry-run not at all (its kernel governor included); it is
+# activated after its parent whatever the names' order.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -71,4 +72,19 @@ is "... and CurrentFrequency follows the parent" "$(prop gpu0 CurrentFrequency)"
 stop_daemon
 is "--dry-run exit: the whole tree is unchanged" "$(tree_sum)" "$sum"
 check "... and there is no originals file" test ! -e "$tmp/run/originals"
+
+# --- the child's name sorts after another device's and before its parent's (a, bgpu, gpu): its
+# first write is the frequency gpu applies, not the one gpu's node showed before (gpu0 at 400 MHz)
+rm -rf "$root" "$tmp/run" "$tmp/state"
+make_root --gpus 1
+printf '400000000\n' >"$root$gpu0/cur_freq"
+write_config powersave bgpu
+printf '\n[device a]\npath = /sys/class/devfreq/dmc\nmode = clamp\n' >>"$tmp/devfreqd.conf"
+: >"$daemon_log"
+start_daemon
+is "a child named between two devices: it follows its parent to 200 MHz" "$(child_state bgpu)" \
+        "set_freq 200000000 cur_freq 200000000 CurrentFrequency 200000000"
+check "... with no write of 800 MHz, what gpu's node showed before gpu's first write" \
+        bash -c '! grep -q "bgpu: 800 MHz" "$1"' _ "$daemon_log"
+stop_daemon
 tap_done
