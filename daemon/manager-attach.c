@@ -122,6 +122,10 @@ static int device_activate(struct manager_device *d) {
         (void) device_open_load(d);
         d->activated = true;
         device_evaluate(d, true);
+        /* What it applies now may not be what its children followed, even when its first write
+         * changed nothing (a parent attached again after it vanished): they follow it now. */
+        for (size_t i = 0; i < d->n_children; i++)
+                device_evaluate(d->children[i], false);
         return 0;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A passive device (gpu0 following gpu) is written what the bus shows from its own first write on:
 # at start, after a reload, and under --dry-run not at all (its kernel governor included); it is
-# activated after its parent whatever the names' order.
+# activated after its parent whatever the names' order, and follows a parent attached again.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -87,4 +87,34 @@ is "a child named between two devices: it follows its parent to 200 MHz" "$(chil
 check "... with no write of 800 MHz, what gpu's node showed before gpu's first write" \
         bash -c '! grep -q "bgpu: 800 MHz" "$1"' _ "$daemon_log"
 stop_daemon
+
+# --- the parent's node removed and made afresh at 800 MHz without a uevent (a module reloaded, as in
+# daemon-vanished.sh) while a request held gpu, and gpu0 with it, at 400 MHz: the first access
+# detaches gpu and attaches the new node, whose first write is 800 MHz, and gpu0 follows it
+rm -rf "$root" "$tmp/run" "$tmp/state"
+make_root --gpus 1
+write_config performance
+cp -a "$root/sys/devices/platform/ff9a0000.gpu" "$tmp/gpu.dir"
+cp -a "$root/sys/class/devfreq/ff9a0000.gpu" "$tmp/gpu.link"
+: >"$daemon_log"
+start_daemon
+"$devfreqctl" --bus "$bus_address" request gpu max 400MHz >/dev/null 2>&1 &
+req=$!
+track $req
+at_400() { [[ $(kread "$gpu0/userspace/set_freq") == 400000000 ]]; }
+await "a request caps gpu at 400 MHz: gpu0 follows it" 5 at_400
+rm -rf "$root/sys/devices/platform/ff9a0000.gpu" "$root/sys/class/devfreq/ff9a0000.gpu"
+cp -a "$tmp/gpu.dir" "$root/sys/devices/platform/ff9a0000.gpu"
+cp -a "$tmp/gpu.link" "$root/sys/class/devfreq/ff9a0000.gpu"
+kill "$req"
+wait "$req" 2>/dev/null || true
+untrack "$req"
+await "the request's end finds gpu's node dead and attaches the new one" 10 \
+        grep -q 'gpu: .* appeared; attaching it' "$daemon_log"
+at_800() { [[ $(kread "$gpu0/userspace/set_freq") == 800000000 ]]; }
+check "... gpu0 follows its parent attached again to 800 MHz" wait_until 5 at_800
+is "... in sysfs as on the bus, and gpu with it" "$(child_state) gpu $(kread "$gpu/userspace/set_freq")" \
+        "set_freq 800000000 cur_freq 800000000 CurrentFrequency 800000000 gpu 800000000"
+stop_daemon
+is "exit status 0" "$daemon_status" 0
 tap_done
