@@ -237,10 +237,6 @@ static void move_requests(struct df_device *from, struct df_device *to) {
         }
 }
 
-static bool same_table(const struct df_device *a, const struct df_device *b) {
-        return a->n_table == b->n_table && memcmp(a->table, b->table, a->n_table * sizeof(uint64_t)) == 0;
-}
-
 void keep_device(struct manager *m, struct manager_device *old, struct manager_device *fresh) {
         struct df_device *dev = fresh->dev;
         struct df_load_source *load = fresh->load;
@@ -251,11 +247,9 @@ void keep_device(struct manager *m, struct manager_device *old, struct manager_d
                 log_info("%s: its configuration changed", old->name);
 
         move_requests(old->dev, dev);
-        if (same_table(old->dev, dev)) {
-                struct df_stats s = dev->stats;
-                dev->stats = old->dev->stats;
-                old->dev->stats = s;
-        }
+        /* Counters never go down: the points both tables hold keep their statistics, with the
+         * total and the energy (charged with the new voltages from now on). */
+        df_stats_carry(&dev->stats, &old->dev->stats, now_usec());
         df_device_set_current(dev, old->dev->current);
         if (old->dev->has_sample)
                 df_device_set_sample(dev, old->dev->busy, old->dev->total);

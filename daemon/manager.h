@@ -315,6 +315,10 @@ int manager_device_get_statistics(
 int manager_device_reset_statistics(struct manager_device *d);
 
 /* Values that depend on the mode (what the kernel says in clamp mode, devfreqd in govern mode). */
+/* Dynamic energy in seconds at the top point (DESIGN.md "Metrics and blame"), 0 without voltages:
+ * charged as time passes with the voltages in force (govern), from the kernel's time in state
+ * with today's voltages (clamp). */
+double manager_device_energy(struct manager_device *d);
 uint64_t manager_device_current_frequency(struct manager_device *d);
 const char *manager_device_governor(const struct manager_device *d);
 int manager_device_available_governors(struct manager_device *d, char ***ret, size_t *ret_n);

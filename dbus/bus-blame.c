@@ -141,3 +141,24 @@ int method_get_blame(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 return r;
         return sd_bus_send(NULL, reply, NULL);
 }
+
+int method_get_forgotten_binding_time(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        struct manager_device *d = userdata;
+        size_t n = d->ended ? d->ended->n_forgotten : 0;
+        int r;
+
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(sst)");
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                const struct df_blame_total *t = &d->ended->forgotten[i];
+                r = sd_bus_message_append(
+                        reply, "(sst)", df_qos_type_to_string(t->type), t->owner, t->binding_usec);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}

@@ -201,6 +201,11 @@ PROPERTY_GETTER(property_get_transition_count) {
         return sd_bus_message_append(reply, "t", total);
 }
 
+PROPERTY_GETTER(property_get_energy) {
+        /* In µs: an integer, as the other properties; a double's seconds never go down as µs. */
+        return sd_bus_message_append(reply, "t", (uint64_t) (manager_device_energy(userdata) * 1e6));
+}
+
 PROPERTY_GETTER(property_get_last_error) {
         struct manager_device *d = userdata;
         return sd_bus_message_append(reply, "s", d->last_error);
@@ -570,6 +575,7 @@ const sd_bus_vtable device_vtable[] = {
         SD_BUS_PROPERTY("TransitionCount", "t", property_get_transition_count, 0, 0),
         SD_BUS_PROPERTY("LastError", "s", property_get_last_error, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("ThermalCap", "t", property_get_thermal_cap, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Energy", "t", property_get_energy, 0, 0),
         SD_BUS_METHOD_WITH_ARGS(
                 "SetGovernor", SD_BUS_ARGS("s", governor), SD_BUS_NO_RESULT, method_set_governor,
                 SD_BUS_VTABLE_UNPRIVILEGED),
@@ -593,6 +599,9 @@ const sd_bus_vtable device_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS(
                 "GetBlame", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(tsussstt)", entries), method_get_blame,
                 SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS(
+                "GetForgottenBindingTime", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sst)", totals),
+                method_get_forgotten_binding_time, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS(
                 "ResetStatistics", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_reset_statistics,
                 SD_BUS_VTABLE_UNPRIVILEGED),

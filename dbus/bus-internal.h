@@ -237,6 +237,8 @@ void blame_describe_client(struct client *c, uint32_t pid);
 /* A request ends: remembered in its device's ring of ended ones (after its list let it go). */
 void blame_request_ended(struct request *q);
 int method_get_blame(sd_bus_message *m, void *userdata, sd_bus_error *error);
+/* Binding time of the ended requests GetBlame no longer lists, by type and owner. */
+int method_get_forgotten_binding_time(sd_bus_message *m, void *userdata, sd_bus_error *error);
 
 /* dbus/bus-client.c */
 /* The sender of a peer-to-peer connection's messages (there is no broker to name it). */

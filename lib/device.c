@@ -123,6 +123,11 @@ int df_device_start(struct df_device *d, uint64_t current, uint64_t now_usec) {
         r = df_stats_init(&d->stats, table, n, now_usec);
         if (r < 0)
                 return r;
+        r = df_stats_set_voltages(&d->stats, microvolt);
+        if (r < 0) {
+                df_stats_done(&d->stats);
+                return r;
+        }
         (void) df_stats_update(&d->stats, current, now_usec);
 
         d->table = TAKE_PTR(table);

@@ -50,7 +50,74 @@ void df_stats_done(struct df_stats *s) {
         free(s->freqs);
         free(s->time_us);
         free(s->trans);
+        free(s->weight);
         *s = (struct df_stats){ .cur = -1 };
+}
+
+/* The energy of the interval since the last update, at the frequency in force. */
+static double running_energy(const struct df_stats *s, uint64_t now_usec) {
+        if (s->cur < 0 || !s->weight || now_usec <= s->last_update)
+                return 0;
+        return (double) (now_usec - s->last_update) / 1e6 * s->weight[s->cur];
+}
+
+int df_stats_set_voltages(struct df_stats *s, const uint32_t *microvolt) {
+        double *w, top = 0;
+
+        assert(s);
+
+        for (size_t i = 0; i < s->n; i++)
+                if (!microvolt || microvolt[i] == 0) {
+                        free(s->weight);
+                        s->weight = NULL;
+                        return 0;
+                }
+        w = malloc(s->n * sizeof(double));
+        if (!w)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n; i++) {
+                double v = microvolt[i] / 1e6;
+                w[i] = (double) s->freqs[i] * v * v;
+                top = MAX(top, w[i]);
+        }
+        for (size_t i = 0; i < s->n; i++)
+                w[i] /= top;
+        free(s->weight);
+        s->weight = w;
+        return 0;
+}
+
+double df_stats_energy(const struct df_stats *s, uint64_t now_usec) {
+        assert(s);
+
+        return s->energy + running_energy(s, now_usec);
+}
+
+void df_stats_carry(struct df_stats *to, const struct df_stats *from, uint64_t now_usec) {
+        int cur;
+
+        assert(to);
+        assert(from);
+
+        for (size_t i = 0; i < to->n; i++) {
+                int fi = stats_index(from, to->freqs[i]);
+                to->time_us[i] = 0;
+                if (fi >= 0)
+                        to->time_us[i] = from->time_us[fi] +
+                                (fi == from->cur && now_usec > from->last_update ? now_usec - from->last_update :
+                                                                                   0);
+                for (size_t j = 0; j < to->n; j++) {
+                        int fj = stats_index(from, to->freqs[j]);
+                        to->trans[i * to->n + j] = fi >= 0 && fj >= 0 ?
+                                from->trans[(size_t) fi * from->n + (size_t) fj] :
+                                0;
+                }
+        }
+        cur = from->cur >= 0 ? stats_index(to, from->freqs[from->cur]) : -1;
+        to->cur = cur >= 0 ? cur : -1;
+        to->total = from->total;
+        to->energy = df_stats_energy(from, now_usec);
+        to->last_update = now_usec;
 }
 
 /* kernel: devfreq_update_status() */
@@ -59,8 +126,10 @@ int df_stats_update(struct df_stats *s, uint64_t freq, uint64_t now_usec) {
 
         assert(s);
 
-        if (s->cur >= 0 && now_usec > s->last_update)
+        if (s->cur >= 0 && now_usec > s->last_update) {
                 s->time_us[s->cur] += now_usec - s->last_update;
+                s->energy += running_energy(s, now_usec);
+        }
         s->last_update = now_usec;
 
         next = stats_index(s, freq);
@@ -82,6 +151,7 @@ void df_stats_reset(struct df_stats *s, uint64_t now_usec) {
         memset(s->time_us, 0, s->n * sizeof(uint64_t));
         memset(s->trans, 0, s->n * s->n * sizeof(uint64_t));
         s->total = 0;
+        s->energy = 0;
         s->last_update = now_usec;
 }
 

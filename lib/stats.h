@@ -16,6 +16,8 @@ struct df_stats {
         uint64_t total;
         uint64_t last_update; /* µs, caller's clock */
         int cur;              /* index of the frequency in force, -1 when none matches */
+        double *weight;       /* per state f×V² over the top point's, NULL without voltages */
+        double energy;        /* Σ seconds × weight, each interval with the voltages then in force */
 };
 
 int df_stats_init(struct df_stats *s, const uint64_t *freqs, size_t n, uint64_t now_usec);
@@ -28,6 +30,22 @@ void df_stats_done(struct df_stats *s);
  * set again): -EINVAL, as the kernel.
  */
 int df_stats_update(struct df_stats *s, uint64_t freq, uint64_t now_usec);
+
+/*
+ * The voltages of the table's points (n entries, 0 = unknown): from now on energy is charged
+ * with them. With an unknown one, none is charged. -ENOMEM leaves the previous ones.
+ */
+int df_stats_set_voltages(struct df_stats *s, const uint32_t *microvolt);
+
+/* Dynamic energy as of now (the running interval included), in seconds at the top point. */
+double df_stats_energy(const struct df_stats *s, uint64_t now_usec);
+
+/*
+ * `to` (another table) goes on from `from` as of now: the time in state of the frequencies both
+ * tables hold, the transitions between them, the total of transitions and the energy (both
+ * whole); the frequency in force is `from`'s if `to` holds it. What `to` counted is dropped.
+ */
+void df_stats_carry(struct df_stats *to, const struct df_stats *from, uint64_t now_usec);
 
 /* Zero everything; the frequency in force stays and its time restarts at now. */
 void df_stats_reset(struct df_stats *s, uint64_t now_usec);

@@ -17,6 +17,12 @@
 #include "devfreqctl.h"
 #include "escape.h"
 
+/* Binding time of one (type, owner). */
+struct binding_sum {
+        const char *type, *owner;
+        uint64_t usec;
+};
+
 struct metrics_device {
         struct props props;
         sd_bus_message *stats; /* GetStatistics, read up to the time-in-state array */
@@ -25,6 +31,9 @@ struct metrics_device {
         sd_bus_message *blame;
         struct ctl_blame_entry *entries;
         size_t n_entries;
+        sd_bus_message *forgotten; /* GetForgottenBindingTime */
+        struct binding_sum *sums;  /* the forgotten ones, then room for an owner per entry */
+        size_t n_forgotten;
 };
 
 struct metrics {
@@ -39,6 +48,8 @@ static void metrics_done(struct metrics *m) {
                 sd_bus_message_unref(m->v[i].stats);
                 sd_bus_message_unref(m->v[i].blame);
                 free(m->v[i].entries);
+                sd_bus_message_unref(m->v[i].forgotten);
+                free(m->v[i].sums);
         }
         free(m->v);
         props_done(&m->manager);
@@ -121,40 +132,31 @@ static void print_time_in_state(FILE *f, const struct metrics *m) {
                 }
 }
 
-/* Σ time × f × V², relative to one second at the device's top point: devices with voltages. */
-static bool device_energy(const struct metrics_device *d, double *ret) {
+/* Devices whose points all have voltages have an energy. */
+static bool has_energy(const struct metrics_device *d) {
         const struct prop *opps = props_get(&d->props, "OperatingPoints");
-        double top = 0, sum = 0;
 
-        if (!opps || opps->n == 0 || d->n_states == 0)
+        if (!opps || opps->n == 0)
                 return false;
-        for (size_t k = 0; k < opps->n; k++) {
-                double v = opps->opps[k].microvolt / 1e6;
+        for (size_t k = 0; k < opps->n; k++)
                 if (opps->opps[k].microvolt == 0)
                         return false;
-                top = MAX(top, (double) opps->opps[k].freq * v * v);
-        }
-        for (size_t s = 0; s < d->n_states; s++)
-                for (size_t k = 0; k < opps->n; k++)
-                        if (opps->opps[k].freq == d->freqs[s]) {
-                                double v = opps->opps[k].microvolt / 1e6;
-                                sum += d->time_ms[s] / 1e3 * (double) d->freqs[s] * v * v;
-                        }
-        *ret = top > 0 ? sum / top : 0;
         return true;
 }
 
 static void print_energy(FILE *f, const struct metrics *m) {
         family(f, "devfreqd_device_energy_relative_total", "counter",
                "Dynamic energy (time x frequency x voltage squared) in seconds at the device's top operating "
-               "point; devices whose operating points have voltages.");
+               "point, each interval with the voltages then in force; devices whose operating points have "
+               "voltages.");
         for (size_t i = 0; i < m->n; i++) {
-                double e;
-                if (!device_energy(&m->v[i], &e))
+                /* The daemon's Energy, µs at the top point: charged with the voltages of the time. */
+                uint64_t e = props_num(&m->v[i].props, "Energy");
+                if (!has_energy(&m->v[i]))
                         continue;
                 fputs("devfreqd_device_energy_relative_total{", f);
                 label(f, "device", device_name(&m->v[i]), true);
-                fprintf(f, "} %.6f\n", e);
+                fprintf(f, "} %" PRIu64 ".%06" PRIu64 "\n", e / 1000000, e % 1000000);
         }
 }
 
@@ -184,31 +186,60 @@ static const char *owner(const struct ctl_blame_entry *e) {
         return e->unit;
 }
 
-/* Binding time summed by (type, unit) over the live requests and the ended ones remembered. */
+/* `usec` to the sum of (type, owner) among d->sums[0..*n), added at the end if none. */
+static void add_binding(struct metrics_device *d, size_t *n, const char *type, const char *owner, uint64_t usec) {
+        for (size_t i = 0; i < *n; i++)
+                if (streq(d->sums[i].type, type) && streq(d->sums[i].owner, owner)) {
+                        d->sums[i].usec += usec;
+                        return;
+                }
+        d->sums[(*n)++] = (struct binding_sum){ .type = type, .owner = owner, .usec = usec };
+}
+
+/* Binding time summed by (type, unit) over the live requests, the ended ones remembered and those
+ * the daemon no longer remembers one by one (their sums, so that the counter never goes down). */
 static void print_binding(FILE *f, const struct metrics *m) {
         family(f, "devfreqd_request_binding_seconds_total", "counter",
                "Time requests decided the device's floor or ceiling, by owner's systemd unit (live "
-               "requests and the last 64 ended ones of each device).");
+               "and ended requests).");
         for (size_t i = 0; i < m->n; i++) {
-                const struct metrics_device *d = &m->v[i];
-                for (size_t k = 0; k < d->n_entries; k++) {
-                        bool seen = false;
-                        uint64_t usec = 0;
-                        for (size_t j = 0; j < d->n_entries; j++) {
-                                bool same = streq(d->entries[j].type, d->entries[k].type) &&
-                                        streq(owner(&d->entries[j]), owner(&d->entries[k]));
-                                seen = seen || (same && j < k);
-                                usec += same ? d->entries[j].binding_usec : 0;
-                        }
-                        if (seen)
-                                continue;
+                struct metrics_device *d = &m->v[i];
+                size_t n = d->n_forgotten;
+                for (size_t k = 0; k < d->n_entries; k++)
+                        add_binding(
+                                d, &n, d->entries[k].type, owner(&d->entries[k]), d->entries[k].binding_usec);
+                for (size_t k = 0; k < n; k++) {
+                        uint64_t usec = d->sums[k].usec;
                         fputs("devfreqd_request_binding_seconds_total{", f);
                         label(f, "device", device_name(d), true);
-                        label(f, "type", d->entries[k].type, false);
-                        label(f, "unit", owner(&d->entries[k]), false);
+                        label(f, "type", d->sums[k].type, false);
+                        label(f, "unit", d->sums[k].owner, false);
                         fprintf(f, "} %" PRIu64 ".%06" PRIu64 "\n", usec / 1000000, usec % 1000000);
                 }
         }
+}
+
+/* GetForgottenBindingTime into d->sums, with room for the entries after them. */
+static int read_forgotten(struct ctl *c, const char *path, struct metrics_device *d, sd_bus_error *error) {
+        const char *type, *owner;
+        uint64_t usec;
+        size_t size = d->n_entries + 1;
+        int r;
+
+        r = sd_bus_call_method(
+                c->bus, BUS_NAME, path, IFACE_DEVICE, "GetForgottenBindingTime", error, &d->forgotten, NULL);
+        if (r >= 0)
+                r = sd_bus_message_enter_container(d->forgotten, 'a', "(sst)");
+        while (r >= 0 && (r = sd_bus_message_read(d->forgotten, "(sst)", &type, &owner, &usec)) > 0) {
+                struct binding_sum *v = reallocarray(d->sums, ++size, sizeof(*v));
+                if (!v)
+                        return -ENOMEM;
+                d->sums = v;
+                add_binding(d, &d->n_forgotten, type, owner, usec);
+        }
+        if (r >= 0 && !d->sums)
+                d->sums = calloc(size, sizeof(*d->sums));
+        return r < 0 ? r : d->sums ? 0 : -ENOMEM;
 }
 
 static int read_states(struct metrics_device *d) {
@@ -240,6 +271,8 @@ static int collect_device(struct ctl *c, const char *path, struct metrics_device
                 r = read_states(d);
         if (r >= 0)
                 r = ctl_get_blame(c, path, &error, &d->blame, &d->entries, &d->n_entries);
+        if (r >= 0)
+                r = read_forgotten(c, path, d, &error);
         if (r < 0)
                 return ctl_bus_error(props_str(&d->props, "Name"), &error, r), -EIO;
         return 0;

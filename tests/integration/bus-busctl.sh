@@ -71,6 +71,7 @@ is "Manager interface introspected" "$(introspect "$manager_path" "$manager_ifac
 is "Device interface introspected" "$(introspect "$p_gpu" "$device_iface")" \
         ".AddRequest method sta{sv} o -
 .GetBlame method - a(tsussstt) -
+.GetForgottenBindingTime method - a(sst) -
 .GetStatistics method - atataatt -
 .ResetStatistics method - - -
 .SetFrequency method t - -
@@ -80,6 +81,7 @@ is "Device interface introspected" "$(introspect "$p_gpu" "$device_iface")" \
 .AvailableFrequencies property at emits-change
 .AvailableGovernors property as emits-change
 .CurrentFrequency property t emits-change
+.Energy property t -
 .Governor property s emits-change
 .Kind property s const
 .LastError property s emits-change
@@ -123,7 +125,7 @@ is "Devices in ListDevices order" "$(getp "$manager_path" "$manager_iface" Devic
         "ao 4 \"$p_cpu0\" \"$p_dmc\" \"$p_gpu\" \"$p_tick\""
 managed=$(bctl call "$name" "$manager_path" org.freedesktop.DBus.ObjectManager GetManagedObjects)
 like "GetManagedObjects lists the devices with their interface" "$managed" \
-        "^a\{oa\{sa\{sv\}\}\} 4 \"$p_cpu0\" 4 .*\"$device_iface\" 22 \"Name\" s \"cpu0\" .*\"$p_tick\" 4 .*\"$device_iface\" 22 \"Name\" s \"gpu-tick\""
+        "^a\{oa\{sa\{sv\}\}\} 4 \"$p_cpu0\" 4 .*\"$device_iface\" 23 \"Name\" s \"cpu0\" .*\"$p_tick\" 4 .*\"$device_iface\" 23 \"Name\" s \"gpu-tick\""
 
 # --- Reload: a drop-in adds a device
 p_policy2=$(dev_path policy2)

@@ -183,4 +183,77 @@ fi
 client_stop A
 stop_daemon TERM
 is "devfreqd exits cleanly" "$daemon_status" "0"
+
+# ================================================================ counters never go down
+# A reload that changes voltages or adds a point, and the 65th ended request pushing the first
+# out of the history of 64, leave every counter at least where it was (a decrease is a reset to
+# Prometheus, which then counts the whole new value as an increase).
+counters_conf() { # VOLTAGE_200 VOLTAGE_400 [LINE]
+        cat >"$tmp/devfreqd.conf" <<EOF
+[daemon]
+autodiscover = no
+follow-power-profiles = no
+max-requests-per-client = 64
+
+$(gpu_userspace_section)
+opp = 200MHz $1
+opp = 400MHz $2
+opp = 800MHz 1050mV
+${3:-}
+EOF
+}
+# not_below WHAT BEFORE AFTER
+not_below() {
+        if [[ -n $2 && -n $3 ]] && awk -v b="$2" -v a="$3" 'BEGIN { exit !(a + 0 >= b + 0) }'; then
+                ok "$1 does not go down ($2 -> $3)"
+        else
+                not_ok "$1 does not go down (${2:-none} -> ${3:-none})"
+        fi
+}
+gpu_sample() { sample "$1" "device=\"gpu\"${2:+,$2}"; }
+scrape_metrics() { metrics=$("$devfreqctl" metrics); }
+tis_sample() { gpu_sample devfreqd_device_time_in_state_seconds_total "frequency_hertz=\"${1}000000\""; }
+
+counters_conf 825mV 900mV
+start_daemon
+for f in 200 400 800 200 400; do
+        dcall gpu SetFrequency t "${f}000000"
+        sleep 0.15
+done
+scrape_metrics
+energy=$(gpu_sample devfreqd_device_energy_relative_total)
+counters_conf 700mV 750mV
+mcall Reload
+scrape_metrics
+not_below "energy across a reload that lowers voltages" "$energy" \
+        "$(gpu_sample devfreqd_device_energy_relative_total)"
+energy=$(gpu_sample devfreqd_device_energy_relative_total)
+transitions=$(gpu_sample devfreqd_device_transitions_total)
+declare -A tis
+for f in 200 400 800; do tis[$f]=$(tis_sample $f); done
+counters_conf 700mV 750mV "opp = 600MHz 1000mV"
+mcall Reload
+scrape_metrics
+not_below "transitions_total across a reload that adds a point" "$transitions" \
+        "$(gpu_sample devfreqd_device_transitions_total)"
+for f in 200 400 800; do
+        not_below "time in state at $f MHz across a reload that adds a point" "${tis[$f]}" "$(tis_sample $f)"
+done
+not_below "energy across a reload that adds a point" "$energy" "$(gpu_sample devfreqd_device_energy_relative_total)"
+
+# The binding seconds of every owner of the gpu, summed.
+binding_total() {
+        "$devfreqctl" metrics |
+                awk '/^devfreqd_request_binding_seconds_total\{device="gpu"/ { s += $2 } END { printf "%.6f", s }'
+}
+blame_rows() { [[ $(dcall gpu GetBlame | awk '{ print $2 }') -ge $1 ]]; }
+"$devfreqctl" hold gpu max 400MHz -- sleep 0.5
+binding=$(binding_total)
+for i in $(seq 64); do dcall gpu AddRequest sta{sv} max-frequency 400000000 0 >/dev/null; done
+wait_until 5 blame_rows 64 || true
+not_below "binding seconds when the first ended request leaves the history" "$binding" "$(binding_total)"
+scrape_metrics
+check "promtool check metrics passes after the history rolled over" promtool check metrics <<<"$metrics"
+stop_daemon TERM
+is "devfreqd exits cleanly after the reloads" "$daemon_status" "0"
 tap_done

@@ -402,6 +402,44 @@ START_TEST(test_ring_keeps_64) {
 }
 END_TEST
 
+/* What leaves the ring is summed by type and owner: a profile's hold by its name, others by unit. */
+START_TEST(test_ring_forgets_into_sums) {
+        struct df_blame_ring r = {};
+        char unit_a[] = "a.service", unit_b[] = "b.service", profile[] = "profile quiet";
+
+        for (unsigned i = 0; i < DF_BLAME_ENDED_MAX + 4; i++) {
+                struct df_blame_entry e = {
+                        .type = i == 3 ? DF_QOS_MAX_FREQUENCY : DF_QOS_MIN_FREQUENCY,
+                        .unit = i % 2 ? unit_b : unit_a,
+                        .command = profile,
+                        .binding_usec = 10 + i,
+                        .daemon_own = i == 2,
+                };
+                ck_assert_int_eq(df_blame_ring_push(&r, &e), 0);
+                ck_assert_uint_eq(
+                        r.n_forgotten, i < DF_BLAME_ENDED_MAX ? 0 : MIN(i - DF_BLAME_ENDED_MAX + 1, 4u));
+        }
+        ck_assert_uint_eq(r.n_forgotten, 4);
+        ck_assert_int_eq(r.forgotten[0].type, DF_QOS_MIN_FREQUENCY);
+        ck_assert_str_eq(r.forgotten[0].owner, "a.service");
+        ck_assert_uint_eq(r.forgotten[0].binding_usec, 10);
+        ck_assert_str_eq(r.forgotten[1].owner, "b.service");
+        ck_assert_uint_eq(r.forgotten[1].binding_usec, 11);
+        ck_assert_str_eq(r.forgotten[2].owner, "profile quiet");
+        ck_assert_uint_eq(r.forgotten[2].binding_usec, 12);
+        ck_assert_int_eq(r.forgotten[3].type, DF_QOS_MAX_FREQUENCY);
+        ck_assert_str_eq(r.forgotten[3].owner, "b.service");
+        ck_assert_uint_eq(r.forgotten[3].binding_usec, 13);
+
+        struct df_blame_entry e = { .type = DF_QOS_MIN_FREQUENCY, .unit = unit_a, .binding_usec = 1 };
+        ck_assert_int_eq(df_blame_ring_push(&r, &e), 0); /* the 5th (a.service, 14) joins the first */
+        ck_assert_uint_eq(r.n_forgotten, 4);
+        ck_assert_uint_eq(r.forgotten[0].binding_usec, 10 + 14);
+        df_blame_ring_done(&r);
+        ck_assert_uint_eq(r.n_forgotten, 0);
+}
+END_TEST
+
 static Suite *blame_suite(void) {
         Suite *s = suite_create("blame");
         TCase *tc = tcase_create("binding");
@@ -420,6 +458,7 @@ static Suite *blame_suite(void) {
         suite_add_tcase(s, tc);
         tc = tcase_create("ring");
         tcase_add_test(tc, test_ring_keeps_64);
+        tcase_add_test(tc, test_ring_forgets_into_sums);
         suite_add_tcase(s, tc);
         return s;
 }

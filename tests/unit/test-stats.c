@@ -163,6 +163,65 @@ START_TEST(test_init_limits) {
 }
 END_TEST
 
+/* A table that gains 300 MHz and loses 100 MHz keeps what the points of both counted. */
+START_TEST(test_carry_to_another_table) {
+        static const uint64_t other[] = { 200 * MHZ, 300 * MHZ, 400 * MHZ, 800 * MHZ };
+        static const uint32_t uv[] = { 800000, 900000, 1000000, 1000000 };
+        struct df_stats from, to;
+
+        ck_assert_int_eq(df_stats_init(&from, four, 4, 0), 0);
+        ck_assert_int_eq(df_stats_set_voltages(&from, uv), 0);
+        ck_assert_int_eq(df_stats_update(&from, 100 * MHZ, 0), 0);
+        ck_assert_int_eq(df_stats_update(&from, 200 * MHZ, 1000000), 0); /* 100: 1 s */
+        ck_assert_int_eq(df_stats_update(&from, 800 * MHZ, 3000000), 0); /* 200: 2 s */
+        ck_assert_int_eq(df_stats_update(&from, 200 * MHZ, 4000000), 0); /* 800: 1 s */
+        ck_assert_uint_eq(from.total, 3);
+
+        ck_assert_int_eq(df_stats_init(&to, other, 4, 4500000), 0);
+        ck_assert_int_eq(df_stats_update(&to, 300 * MHZ, 4500000), 0);
+        df_stats_carry(&to, &from, 5000000); /* 200 runs 1 s more */
+        ck_assert_uint_eq(to.time_us[0], 3000000);
+        ck_assert_uint_eq(to.time_us[1], 0);
+        ck_assert_uint_eq(to.time_us[2], 0);
+        ck_assert_uint_eq(to.time_us[3], 1000000);
+        ck_assert_uint_eq(to.trans[0 * 4 + 3], 1); /* 200 -> 800 */
+        ck_assert_uint_eq(to.trans[3 * 4 + 0], 1); /* 800 -> 200 */
+        ck_assert_uint_eq(to.trans[0 * 4 + 1], 0);
+        ck_assert_uint_eq(to.total, 3); /* 100 -> 200 too, though 100 is gone */
+        ck_assert_int_eq(to.cur, 0);
+        ck_assert_uint_eq(to.last_update, 5000000);
+        /* f×V² over 800 MHz 1 V: 100 MHz 0.8 V 0.08 for 1 s, 200 MHz 0.9 V 0.2025 for 3 s, 800 MHz 1 s. */
+        ck_assert_double_eq_tol(df_stats_energy(&to, 5000000), 0.08 + 3 * 0.2025 + 1, 1e-9);
+
+        /* From now on the new voltages: none, so no more energy; the time goes on. */
+        ck_assert_int_eq(df_stats_update(&to, 400 * MHZ, 6000000), 0);
+        ck_assert_uint_eq(to.time_us[0], 4000000);
+        ck_assert_uint_eq(to.total, 4);
+        ck_assert_double_eq_tol(df_stats_energy(&to, 7000000), 0.08 + 3 * 0.2025 + 1, 1e-9);
+        df_stats_done(&from);
+        df_stats_done(&to);
+}
+END_TEST
+
+/* Energy is charged with the voltages in force during each interval, not those of today. */
+START_TEST(test_energy_with_the_voltages_of_the_time) {
+        static const uint32_t high[] = { 1000000, 1000000, 1000000, 1000000 };
+        static const uint32_t low[] = { 500000, 1000000, 1000000, 1000000 };
+        struct df_stats s;
+
+        ck_assert_int_eq(df_stats_init(&s, four, 4, 0), 0);
+        ck_assert_int_eq(df_stats_set_voltages(&s, high), 0);
+        ck_assert_int_eq(df_stats_update(&s, 400 * MHZ, 0), 0);
+        ck_assert_int_eq(df_stats_update(&s, 400 * MHZ, 2000000), 0);
+        ck_assert_double_eq_tol(df_stats_energy(&s, 2000000), 1.0, 1e-9);
+        ck_assert_int_eq(df_stats_set_voltages(&s, low), 0); /* the top stays 800 MHz 1 V */
+        ck_assert_double_eq_tol(df_stats_energy(&s, 3000000), 1.5, 1e-9);
+        df_stats_reset(&s, 3000000);
+        ck_assert_double_eq_tol(df_stats_energy(&s, 3000000), 0, 1e-9);
+        df_stats_done(&s);
+}
+END_TEST
+
 static Suite *stats_suite(void) {
         Suite *s = suite_create("stats");
         TCase *tc;
@@ -179,6 +238,8 @@ static Suite *stats_suite(void) {
         tcase_add_test(tc, test_unknown_frequency);
         tcase_add_test(tc, test_reset);
         tcase_add_test(tc, test_init_limits);
+        tcase_add_test(tc, test_carry_to_another_table);
+        tcase_add_test(tc, test_energy_with_the_voltages_of_the_time);
         suite_add_tcase(s, tc);
         return s;
 }
