@@ -103,6 +103,22 @@ static void restore_inherited(struct manager *m, struct manager_device *d) {
         (void) originals_remove(m->originals, d->node->path);
 }
 
+/* A device a reload kept goes on where it was when, with the persisted choices and the profile
+ * applied, it runs the governor it ran before with the same tunables (a reload is an event): its
+ * state, and a sample it already decided on is not decided on again (conservative would take
+ * another step); under userspace that keeps the frequency set before the reload. */
+static void carry_governor(struct manager_device *d) {
+        struct df_governor *g = d->before_reload;
+
+        if (g && g->ops == d->dev->governor.ops &&
+            memcmp(g->tunables, d->dev->governor.tunables, sizeof(g->tunables)) == 0) {
+                d->dev->governor.state = g->state;
+                d->dev->sample_fresh = d->before_reload_fresh;
+        }
+        free(g);
+        d->before_reload = NULL;
+}
+
 /* Phase two of attaching: the first writes (originals recorded just before), state, evaluation. */
 static int device_activate(struct manager_device *d) {
         assert(d);
@@ -119,6 +135,8 @@ static int device_activate(struct manager_device *d) {
                         device_set_error(d, LOG_ERR, "%s", d->node->error[0] ? d->node->error : strerror(-r));
         }
         (void) device_apply_state(d);
+        manager_profile_settle(d->manager, d); /* before its first evaluation */
+        carry_governor(d);
         (void) device_open_load(d);
         d->activated = true;
         device_evaluate(d, true);
@@ -253,15 +271,16 @@ void keep_device(struct manager *m, struct manager_device *old, struct manager_d
         df_device_set_current(dev, old->dev->current);
         if (old->dev->has_sample)
                 df_device_set_sample(dev, old->dev->busy, old->dev->total);
-        /* The same governor with the same tunables goes on where it was (a reload is an event): its
-         * state, and a sample it already decided on is not decided on again (conservative would
-         * take another step). Under userspace that keeps the frequency set before the reload
-         * (initial-frequency applies at attach); after another governor, the one in force stays. */
-        if (dev->governor.ops == old->dev->governor.ops &&
-            memcmp(dev->governor.tunables, old->dev->governor.tunables, sizeof(dev->governor.tunables)) == 0) {
-                dev->governor.state = old->dev->governor.state;
-                dev->sample_fresh = old->dev->sample_fresh;
-        } else if (dev->governor.ops == &df_governor_userspace)
+        /* The governor it ran, for its activation (carry_governor()). Under userspace,
+         * initial-frequency applies at attach: the frequency in force stays, or the one set. */
+        free(old->before_reload);
+        old->before_reload = malloc(sizeof(*old->before_reload));
+        if (old->before_reload) {
+                *old->before_reload = old->dev->governor;
+                old->before_reload_fresh = old->dev->sample_fresh;
+        } else
+                log_oom();
+        if (dev->governor.ops == &df_governor_userspace)
                 dev->governor.state.userspace = (typeof(dev->governor.state.userspace)){};
 
         fresh->dev = old->dev;

@@ -32,6 +32,7 @@ struct manager_device *device_free(struct manager_device *d) {
         strv_free(d->kernel_governors, d->n_kernel_governors);
         free(d->children);
         manager_blame_free(d);
+        free(d->before_reload);
         free(d->bus.path);
         free(d->name);
         free(d);

@@ -58,6 +58,9 @@ int device_switch_governor(struct manager_device *d, const struct df_governor_op
 
 /* manager-state.c: persisted choices */
 int device_apply_state(struct manager_device *d);
+/* The saved SetFrequency, under the userspace governor (a profile's too); kept under another one
+ * for when userspace runs, forgotten when initial-frequency changed since. */
+void device_apply_saved_frequency(struct manager_device *d);
 
 /* manager-thermal.c */
 /* The rules of `c` from now on (a reload keeps the state of unchanged ones; new ones are read at
@@ -77,6 +80,11 @@ void manager_thermal_free(struct manager *m);
 void manager_profile_start(struct manager *m);
 /* After a reload: the active profile against the new configuration, or none when it is gone. */
 void manager_profile_reload(struct manager *m);
+/* A device being activated (attach, reload), after its persisted choices: the active profile's
+ * governor and tunables before its first evaluation (a reload keeps the overrides), so that it
+ * never runs the ones outside the profile in between. Its requests, LastError and evaluation
+ * follow when the profile is applied to it. */
+void manager_profile_settle(struct manager *m, struct manager_device *d);
 
 /* manager-build.c: turn the configuration into devices without writing anything */
 int build_devices(

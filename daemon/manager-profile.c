@@ -38,8 +38,8 @@ static const struct df_governor_ops *base_governor(const struct manager_device *
         return ops ?: d->spec->governor;
 }
 
-/* A tunable outside any profile: persisted (for the governor it was chosen under, when `saved`),
- * configured, or the governor's default. */
+/* A tunable outside any profile: persisted (when `saved`; a record of a tunable of that name,
+ * chosen under whichever governor has it), configured, or the governor's default. */
 static uint32_t
 base_tunable(const struct manager_device *d, const struct df_governor_ops *ops, size_t i, bool saved) {
         char key[96];
@@ -48,7 +48,7 @@ base_tunable(const struct manager_device *d, const struct df_governor_ops *ops, 
 
         snprintf(key, sizeof(key), "tunable:%s", ops->tunables[i].name);
         c = saved ? state_get(d->manager->state, d->name, key) : NULL;
-        if (ops == base_governor(d) && c && df_safe_atou32(c->value, &v) >= 0)
+        if (c && df_safe_atou32(c->value, &v) >= 0)
                 return v;
         return ops == d->spec->governor ? d->spec->tunables[i] : ops->tunables[i].def;
 }
@@ -93,6 +93,20 @@ static void log_saved_give_way(
                 df_governor_format_tunables(ops, configured, mask, c, sizeof(c)));
 }
 
+/* The governor and tunables outside any profile, with the persisted choices where they fit (the
+ * decision sets neither here any more). */
+static const struct df_governor_ops *
+fall_back(struct manager_device *d, struct df_profile_decision *dec, uint32_t *values) {
+        const struct df_governor_ops *ops = base_governor(d);
+        uint32_t saved[DF_GOVERNOR_TUNABLES_MAX] = {}, configured[DF_GOVERNOR_TUNABLES_MAX] = {};
+
+        drop_governor(dec);
+        base_tunables(d, ops, saved, configured);
+        if (df_profile_tunables(dec, ops, saved, configured, values) < 0)
+                memcpy(values, configured, sizeof(configured)); /* checked with the configuration */
+        return ops;
+}
+
 /* The governor the decision gives and its tunables, as one set (df_profile_tunables()): the
  * profile's over the saved ones, or, where those do not fit together, over the configured ones
  * while the profile is active (the saved choices stay saved). A set that does not fit even so (a
@@ -119,33 +133,75 @@ decide_govern(struct manager_device *d, struct df_profile_decision *dec, uint32_
                 "neither governor nor tunables here",
                 profile_name(d), d->name, ops->name,
                 df_governor_format_tunables(ops, values, DF_GOVERNOR_ALL_TUNABLES, list, sizeof(list)));
-        drop_governor(dec);
-        ops = base_governor(d);
-        base_tunables(d, ops, saved, configured);
-        if (df_profile_tunables(dec, ops, saved, configured, values) < 0)
-                memcpy(values, configured, sizeof(configured)); /* checked with the configuration */
-        return ops;
+        return fall_back(d, dec, values);
 }
 
-/* Govern mode: decided before anything is written, then applied together or not at all. */
-static void apply_govern(struct manager_device *d, struct df_profile_decision *dec) {
-        uint32_t values[DF_GOVERNOR_TUNABLES_MAX] = {};
-        const struct df_governor_ops *target = decide_govern(d, dec, values);
+/* A reload is no switch: where the decision in force (d->profile) and the new one `dec` set a key
+ * alike and the device ran something else there (`before`: a SetGovernor or SetTunable over the
+ * profile), that override stays, with the governor it ran, as long as the set fits. */
+static const struct df_governor_ops *keep_overrides(
+        const struct manager_device *d, const struct df_profile_decision *dec,
+        const struct df_governor *before, const struct df_governor_ops *target, uint32_t *values) {
+        const struct df_profile_decision *old = &d->profile;
+        uint32_t kept[DF_GOVERNOR_TUNABLES_MAX];
+
+        if (!before || old->governor_set != dec->governor_set || old->governor != dec->governor)
+                return target;
+        if (old->governor_set && before->ops != old->governor) {
+                memcpy(values, before->tunables, sizeof(before->tunables));
+                return before->ops;
+        }
+        if (before->ops != target)
+                return target;
+        memcpy(kept, values, sizeof(kept));
+        for (size_t i = 0; i < target->n_tunables; i++)
+                if ((old->tunable_mask & dec->tunable_mask & (1u << i)) && old->tunables[i] == dec->tunables[i])
+                        kept[i] = before->tunables[i];
+        if (df_governor_validate(target, kept) >= 0)
+                memcpy(values, kept, sizeof(kept));
+        return target;
+}
+
+/* The switch to *target failed: LastError says why, and the device runs on its governor and
+ * tunables outside the profile, as where the tunables do not fit, rather than keep a governor a
+ * profile left; false when that one cannot start either (or is the one that failed). */
+static bool switch_or_fall_back(
+        struct manager_device *d, struct df_profile_decision *dec, const struct df_governor_ops **target,
+        uint32_t *values) {
+        const struct df_governor_ops *base;
+        const char *reason;
         char why[256];
         int r;
 
+        r = device_switch_governor(d, *target);
+        if (r >= 0)
+                return true;
+        reason = manager_device_governor_refusal(d, *target, r, why, sizeof(why));
+        if (!reason)
+                reason = d->last_error[0] ? d->last_error : strerror(-r);
+        device_set_error(
+                d, LOG_WARNING, "profile %s: cannot switch to governor %s: %s", profile_name(d),
+                (*target)->name, reason);
+        base = fall_back(d, dec, values);
+        if (base == *target || (base != d->dev->governor.ops && device_switch_governor(d, base) < 0))
+                return false;
+        *target = base;
+        return true;
+}
+
+/* Govern mode: decided before anything is written, then applied together or not at all. A reload
+ * (`before`: the governor the device ran) keeps the overrides of the profile; a switch does not. */
+static void
+apply_govern(struct manager_device *d, struct df_profile_decision *dec, const struct df_governor *before) {
+        uint32_t values[DF_GOVERNOR_TUNABLES_MAX] = {};
+        const struct df_governor_ops *target = decide_govern(d, dec, values);
+
+        target = keep_overrides(d, dec, before, target, values);
         if (target != d->dev->governor.ops) {
-                r = device_switch_governor(d, target);
-                if (r < 0) {
-                        device_set_error(
-                                d, LOG_WARNING, "profile %s: cannot switch to governor %s: %s",
-                                profile_name(d), target->name,
-                                manager_device_governor_refusal(d, target, r, why, sizeof(why)) ?:
-                                        d->last_error[0] ? d->last_error :
-                                                           strerror(-r));
-                        drop_governor(dec);
+                if (!switch_or_fall_back(d, dec, &target, values))
                         return;
-                }
+                if (target == &df_governor_userspace)
+                        device_apply_saved_frequency(d);
         }
         if (memcmp(values, d->dev->governor.tunables, target->n_tunables * sizeof(uint32_t)) != 0)
                 (void) df_governor_set_tunables(&d->dev->governor, values); /* fits: decided above */
@@ -171,15 +227,16 @@ static void apply_clamp(struct manager_device *d, const struct df_profile_decisi
                 d->kernel_base[0] = '\0';
 }
 
+/* `reload`: the device goes on with the overrides of its profile that the decision still sets. */
 static void
 apply(struct manager *m, struct manager_device *d, struct df_profile_decision *dec,
-      const struct df_profile_skips *skips) {
+      const struct df_profile_skips *skips, bool reload) {
         if (d->vanished)
                 return;
         if (skips->error[0])
                 device_set_error(d, LOG_WARNING, "%s", skips->error);
         if (d->dev->mode == DF_MODE_GOVERN)
-                apply_govern(d, dec);
+                apply_govern(d, dec, reload ? &d->dev->governor : NULL);
         else
                 apply_clamp(d, dec);
         d->profile = *dec; /* what applied: a SetGovernor or SetTunable of the rest persists */
@@ -218,7 +275,20 @@ void manager_profile_apply_device(struct manager *m, struct manager_device *d) {
         assert(d);
 
         decide(m, d, &x);
-        apply(m, d, &x.dec, &x.skips);
+        apply(m, d, &x.dec, &x.skips, true);
+}
+
+void manager_profile_settle(struct manager *m, struct manager_device *d) {
+        struct decided x;
+
+        assert(m);
+        assert(d);
+
+        if (!m->profile || d->vanished || d->dev->mode != DF_MODE_GOVERN)
+                return;
+        decide(m, d, &x);
+        apply_govern(d, &x.dec, d->before_reload ?: &d->dev->governor);
+        d->profile = x.dec;
 }
 
 void manager_profile_resync(struct manager *m) {
@@ -232,8 +302,8 @@ void manager_profile_resync(struct manager *m) {
         }
 }
 
-/* Decide for every device before writing any, then apply. */
-static void apply_all(struct manager *m) {
+/* Decide for every device before writing any, then apply (`reload`: see apply()). */
+static void apply_all(struct manager *m, bool reload) {
         _cleanup_free_ struct decided *x = calloc(m->n_devices ?: 1, sizeof(*x));
 
         if (!x) {
@@ -243,7 +313,7 @@ static void apply_all(struct manager *m) {
         for (size_t i = 0; i < m->n_devices; i++)
                 decide(m, m->devices[i], &x[i]);
         for (size_t i = 0; i < m->n_devices; i++)
-                apply(m, m->devices[i], &x[i].dec, &x[i].skips);
+                apply(m, m->devices[i], &x[i].dec, &x[i].skips, reload);
         manager_detach_vanished_later(m);
 }
 
@@ -291,7 +361,7 @@ static int switch_to(struct manager *m, const char *name, enum manager_profile_s
         log_info(
                 "Profile %s is active%s%s%s", name ?: "(none)", name ? " (" : "",
                 manager_profile_source_to_string(m->profile_source), name ? ")" : "");
-        apply_all(m);
+        apply_all(m, false);
         changed(m);
         return 1;
 }
@@ -331,10 +401,10 @@ void manager_profile_reload(struct manager *m) {
                 free(m->profile);
                 m->profile = NULL;
                 m->profile_source = PROFILE_SOURCE_NONE;
-                apply_all(m);
+                apply_all(m, false);
                 changed(m);
                 return;
         }
         log_info("Profile %s re-read from the configuration", m->profile);
-        apply_all(m);
+        apply_all(m, true);
 }

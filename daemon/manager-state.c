@@ -54,11 +54,21 @@ forget_tunables(struct manager_device *d, struct state *s, const struct df_gover
                 }
 }
 
+/* Whether some governor has a tunable `name`: a record of one that is not in force now (a
+ * profile's, chosen while it ran) is kept for when it runs. */
+static bool some_governor_has(const char *name) {
+        for (size_t i = 0; i < df_governors_count; i++)
+                if (df_governor_tunable_index(df_governors[i], name) >= 0)
+                        return true;
+        return false;
+}
+
 /* A device's saved tunables apply as one set over the ones in force: each was checked with the
  * values of its moment, so one at a time in file order could refuse a pair that fits (a saved
  * downdifferential 95 before its upthreshold 100, against a configured upthreshold 90). A record
  * is forgotten alone when its configuration changed or its value is not one the tunable takes; the
- * rest only as a whole, when together they break the governor's cross rule. */
+ * rest only as a whole, when together they break the governor's cross rule. A record of another
+ * governor's tunable stays, unapplied: the profile that runs that governor applies it. */
 static void apply_saved_tunables(struct manager_device *d, struct state *s) {
         const struct df_governor_ops *ops = d->dev->governor.ops;
         uint32_t values[DF_GOVERNOR_TUNABLES_MAX], mask = 0, v;
@@ -81,6 +91,8 @@ static void apply_saved_tunables(struct manager_device *d, struct state *s) {
                         mask |= 1u << k;
                         continue;
                 }
+                if (k < 0 && d->dev->mode == DF_MODE_GOVERN && streq(t->config, buf) && some_governor_has(name))
+                        continue;
                 log_info("%s: forgetting the saved tunable %s=%s", d->name, name, t->value);
                 forget_at(s, d->name, t->key, &i);
         }
@@ -94,7 +106,8 @@ static void apply_saved_tunables(struct manager_device *d, struct state *s) {
         forget_tunables(d, s, ops, mask);
 }
 
-static void apply_saved_frequency(struct manager_device *d, struct state *s) {
+void device_apply_saved_frequency(struct manager_device *d) {
+        struct state *s = d->manager->state;
         const struct state_choice *c = state_get(s, d->name, "frequency");
         char config[32];
         uint64_t f;
@@ -102,11 +115,10 @@ static void apply_saved_frequency(struct manager_device *d, struct state *s) {
         if (!c)
                 return;
         df_spec_config_initial(d->spec, config, sizeof(config));
-        if (streq(c->config, config) && df_safe_atou64(c->value, &f) >= 0 &&
-            d->dev->governor.ops == &df_governor_userspace)
-                df_governor_userspace_set(&d->dev->governor, f);
-        else
+        if (!streq(c->config, config) || df_safe_atou64(c->value, &f) < 0 || d->dev->mode != DF_MODE_GOVERN)
                 (void) state_forget(s, d->name, "frequency");
+        else if (d->dev->governor.ops == &df_governor_userspace)
+                df_governor_userspace_set(&d->dev->governor, f);
 }
 
 static void apply_saved_points(struct manager_device *d, struct state *s) {
@@ -132,7 +144,7 @@ int device_apply_state(struct manager_device *d) {
 
         apply_saved_governor(d, s);
         apply_saved_tunables(d, s);
-        apply_saved_frequency(d, s);
+        device_apply_saved_frequency(d);
         apply_saved_points(d, s);
         return 0;
 }

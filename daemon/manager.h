@@ -196,6 +196,10 @@ struct manager_device {
 
         struct df_profile_decision profile;  /* what the active profile sets here */
         char kernel_base[DF_ATTR_VALUE_MAX]; /* clamp: the kernel's governor before a profile set one */
+        /* A device a reload keeps: the governor it ran (with its state and overrides of the profile)
+         * from keep_device() until its activation decides the one it runs now; NULL otherwise. */
+        struct df_governor *before_reload;
+        bool before_reload_fresh; /* and whether its sample was still to be decided on */
 };
 
 struct manager {

@@ -3,7 +3,9 @@
 # answers), NoSuchProfile, a repeated switch that signals nothing, the daemon's own requests (owner,
 # uid, pid, reason, AccessDenied even for root, no limit), governors and tunables restored on
 # leaving, an override dropped at the next switch while persisted choices survive, the order of
-# precedence at start, and a reload that removes the active profile.
+# precedence at start, a reload that removes the active profile, a reload or restart under a profile
+# (no frequency written, overrides kept, choices made under its governor kept), and a switch whose
+# governor cannot start.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/bus-lib.sh"
@@ -243,5 +245,107 @@ is "... and LastError says why" "$(dget dmc LastError)" \
         "profile (none): cannot switch to governor passive: Governor passive follows npu, which is not attached now"
 busctl_error "SetGovernor passive there is InvalidGovernor, naming the parent" "$error_prefix.InvalidGovernor" \
         "Governor passive follows npu, which is not attached now" dcall dmc SetGovernor s passive
+
+# ================================================================================ reload, restart, a failed switch
+# A reload is no switch: the device runs the profile's governor throughout (nothing outside the profile
+# evaluated or written in between) and keeps the overrides of keys the profile still sets alike. A
+# choice of a key the profile does not set, made under the profile's governor, is persisted and
+# survives a reload and a restart. A switch whose governor cannot start leaves the device on its own.
+stop_daemon
+rm -f "$tmp/state/state"
+write_gov_conf() {
+        cat >"$tmp/devfreqd.conf" <<EOF
+[daemon]
+autodiscover = no
+follow-power-profiles = no
+
+[device gpu]
+path = /sys/class/devfreq/ff9a0000.gpu
+mode = govern
+governor = performance
+polling-interval = 50ms
+load = counters:/sys/devices/platform/ff9a0000.gpu/busy
+
+[profile saver]
+gpu.governor = powersave
+
+[profile fast]
+gpu.governor = ondemand
+gpu.sampling_down_factor = $1
+
+[profile manual]
+gpu.governor = userspace
+
+[profile steady]
+gpu.governor = simple_ondemand
+EOF
+}
+write_gov_conf 2
+start_daemon
+ktotal() { sed -n 's/^Total transition : //p' "$root$gpu/trans_stat"; }
+# reload_quietly: a Reload, then how many transitions the kernel and devfreqd counted across it, and how
+# many evaluations of gpu that wrote a frequency the log shows ("0 0 0": it moved nothing).
+reload_quietly() {
+        local k t lines
+        k=$(ktotal) t=$(dget gpu TransitionCount) lines=$(wc -l <"$daemon_log")
+        mcall Reload
+        echo "$(($(ktotal) - k)) $(($(dget gpu TransitionCount) - t)) $(tail -n +$((lines + 1)) "$daemon_log" |
+                grep -cE 'gpu: [0-9.]+ [kMG]?Hz$' || true)"
+}
+mcall SetProfile s saver
+is "saver runs powersave at the lowest point" "$(dget gpu Governor) $(kread $gpu/cur_freq)" "powersave 200000000"
+is "a Reload of the same file under saver writes no frequency (kernel, TransitionCount, log)" \
+        "$(reload_quietly)" "0 0 0"
+is "... and gpu stays on powersave at 200 MHz" "$(dget gpu Governor) $(kread $gpu/cur_freq)" "powersave 200000000"
+dcall gpu SetGovernor s userspace
+is "a SetGovernor over the profile's governor" "$(dget gpu Governor)" "userspace"
+is "a Reload keeps that override, writing nothing" "$(reload_quietly) $(dget gpu Governor)" "0 0 0 userspace"
+
+mcall SetProfile s fast
+dcall gpu SetTunable su sampling_down_factor 3
+dcall gpu SetTunable su up_threshold 50
+is "under fast: an override of its sampling_down_factor, a choice of up_threshold" "$(dget gpu Tunables)" \
+        '2 "up_threshold" 50 "sampling_down_factor" 3'
+check "... up_threshold persisted" grep -q $'^gpu\ttunable:up_threshold\t50\t' "$tmp/state/state"
+mcall Reload
+is "a Reload keeps both" "$(dget gpu Governor) $(dget gpu Tunables)" \
+        'ondemand 2 "up_threshold" 50 "sampling_down_factor" 3'
+check "... forgets no saved tunable" bash -c '! grep -q "forgetting the saved tunable" "$1"' _ "$daemon_log"
+check "... and the state file keeps up_threshold" grep -q $'^gpu\ttunable:up_threshold\t50\t' "$tmp/state/state"
+write_gov_conf 4
+mcall Reload
+is "a Reload that changes the profile's sampling_down_factor: the new value wins over the override" \
+        "$(dget gpu Tunables)" '2 "up_threshold" 50 "sampling_down_factor" 4'
+stop_daemon
+start_daemon
+is "a restart under fast applies the saved up_threshold" \
+        "$(mget ActiveProfile) $(dget gpu Governor) $(dget gpu Tunables)" \
+        'fast ondemand 2 "up_threshold" 50 "sampling_down_factor" 4'
+check "... and keeps it saved" grep -q $'^gpu\ttunable:up_threshold\t50\t' "$tmp/state/state"
+
+mcall SetProfile s manual
+dcall gpu SetFrequency t 400000000
+is "under manual (userspace): SetFrequency 400 MHz" "$(dget gpu CurrentFrequency)" "400000000"
+mcall Reload
+is "a Reload keeps the set frequency" "$(dget gpu Governor) $(dget gpu CurrentFrequency)" "userspace 400000000"
+check "... and its record" grep -q $'^gpu\tfrequency\t400000000\t' "$tmp/state/state"
+stop_daemon
+start_daemon
+is "a restart applies it" "$(mget ActiveProfile) $(dget gpu Governor) $(kread $gpu/cur_freq)" \
+        "manual userspace 400000000"
+mcall SetProfile s saver
+mcall SetProfile s manual
+is "leaving manual and coming back applies it too" "$(dget gpu CurrentFrequency)" "400000000"
+
+# steady's simple_ondemand cannot start without its load source: the device leaves saver's powersave
+# for its own governor, performance, and LastError says why.
+mcall SetProfile s saver
+mv "$root/sys/devices/platform/ff9a0000.gpu/busy" "$root/sys/devices/platform/ff9a0000.gpu/busy.away"
+mcall SetProfile s steady
+is "a switch to steady, whose governor cannot start: the device runs its own governor, not saver's" \
+        "$(mget ActiveProfile) $(dget gpu Governor) $(kread $gpu/cur_freq)" "steady performance 800000000"
+like "... and LastError says why" "$(dget gpu LastError)" \
+        "^profile steady: cannot switch to governor simple_ondemand: .*cannot open the load source"
+mv "$root/sys/devices/platform/ff9a0000.gpu/busy.away" "$root/sys/devices/platform/ff9a0000.gpu/busy"
 
 tap_done
