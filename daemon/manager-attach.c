@@ -277,6 +277,9 @@ void keep_device(struct manager *m, struct manager_device *old, struct manager_d
         old->before_reload = malloc(sizeof(*old->before_reload));
         if (old->before_reload) {
                 *old->before_reload = old->dev->governor;
+                /* Its ops, tunables and state: the map stays with the device it belongs to. */
+                old->before_reload->passive_map = NULL;
+                old->before_reload->n_passive_map = 0;
                 old->before_reload_fresh = old->dev->sample_fresh;
         } else
                 log_oom();
