@@ -94,24 +94,26 @@ double df_stats_energy(const struct df_stats *s, uint64_t now_usec) {
 }
 
 void df_stats_carry(struct df_stats *to, const struct df_stats *from, uint64_t now_usec) {
-        int cur;
+        int cur, map[DF_STATS_MAX_STATES]; /* to's index -> from's, or -ENOENT */
 
         assert(to);
         assert(from);
+        assert(to->n <= DF_STATS_MAX_STATES);
 
+        /* One lookup a point: the transition matrix is then n² reads, not n³ scans. */
+        for (size_t i = 0; i < to->n; i++)
+                map[i] = stats_index(from, to->freqs[i]);
         for (size_t i = 0; i < to->n; i++) {
-                int fi = stats_index(from, to->freqs[i]);
+                int fi = map[i];
                 to->time_us[i] = 0;
                 if (fi >= 0)
                         to->time_us[i] = from->time_us[fi] +
                                 (fi == from->cur && now_usec > from->last_update ? now_usec - from->last_update :
                                                                                    0);
-                for (size_t j = 0; j < to->n; j++) {
-                        int fj = stats_index(from, to->freqs[j]);
-                        to->trans[i * to->n + j] = fi >= 0 && fj >= 0 ?
-                                from->trans[(size_t) fi * from->n + (size_t) fj] :
+                for (size_t j = 0; j < to->n; j++)
+                        to->trans[i * to->n + j] = fi >= 0 && map[j] >= 0 ?
+                                from->trans[(size_t) fi * from->n + (size_t) map[j]] :
                                 0;
-                }
         }
         cur = from->cur >= 0 ? stats_index(to, from->freqs[from->cur]) : -1;
         to->cur = cur >= 0 ? cur : -1;
