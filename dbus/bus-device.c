@@ -385,7 +385,8 @@ static int read_options(
                                 continue;
                         if (seen & (1u << i))
                                 return sd_bus_error_setf(
-                                        error, SD_BUS_ERROR_INVALID_ARGS, "Option '%s' is given more than once", key);
+                                        error, SD_BUS_ERROR_INVALID_ARGS,
+                                        "Option '%s' is given more than once", key);
                         seen |= 1u << i;
                 }
                 r = sd_bus_message_peek_type(m, &type, &contents);

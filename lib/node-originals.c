@@ -41,7 +41,8 @@ int df_node_read_originals(struct df_node *n, struct df_originals *ret) {
          * "undefined" before anything was set, and holds the device where it was: that frequency
          * is the one to give back (nothing else writes "undefined" again). None when unreadable. */
         if (streq(o.governor, "userspace") &&
-            (node_read_word(n->dirfd, a->applied, o.freq, sizeof(o.freq)) < 0 || df_safe_atou64(o.freq, &v) < 0) &&
+            (node_read_word(n->dirfd, a->applied, o.freq, sizeof(o.freq)) < 0 ||
+             df_safe_atou64(o.freq, &v) < 0) &&
             (node_read_word(n->dirfd, a->cur, o.freq, sizeof(o.freq)) < 0 || df_safe_atou64(o.freq, &v) < 0))
                 o.freq[0] = '\0';
         *ret = o;

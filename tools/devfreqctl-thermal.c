@@ -16,7 +16,8 @@ static bool owns(const struct ctl_blame_entry *blame, size_t n_blame, const char
         return false;
 }
 
-char *ctl_capping_rules(const struct prop *rules, uint64_t cap, const struct ctl_blame_entry *blame, size_t n_blame) {
+char *
+ctl_capping_rules(const struct prop *rules, uint64_t cap, const struct ctl_blame_entry *blame, size_t n_blame) {
         char *s = NULL;
         size_t size = 0;
         FILE *f;

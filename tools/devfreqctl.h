@@ -135,7 +135,8 @@ int cmd_thermal(struct ctl *c);
  * (the rules covering it: ThermalRules does not say which devices a rule covers), joined by
  * ", ": NULL with none. Caller frees. */
 struct ctl_blame_entry;
-char *ctl_capping_rules(const struct prop *rules, uint64_t cap, const struct ctl_blame_entry *blame, size_t n_blame);
+char *
+ctl_capping_rules(const struct prop *rules, uint64_t cap, const struct ctl_blame_entry *blame, size_t n_blame);
 
 /* tools/devfreqctl-show.c */
 int cmd_status(struct ctl *c);

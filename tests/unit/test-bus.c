@@ -348,8 +348,9 @@ static void first_difference(const char *a, const char *b, char *buf, size_t siz
                         la = a + 1;
                         lb = b + 1;
                 }
-        snprintf(buf, size, "line %u: '%.*s' was '%.*s'", line, (int) strcspn(la, "\n"), la, (int) strcspn(lb, "\n"),
-                 lb);
+        snprintf(
+                buf, size, "line %u: '%.*s' was '%.*s'", line, (int) strcspn(la, "\n"), la,
+                (int) strcspn(lb, "\n"), lb);
 }
 
 #define assert_unchanged(before)                                                                             \
