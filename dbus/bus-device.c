@@ -358,6 +358,52 @@ static int method_set_operating_point(sd_bus_message *m, void *userdata, sd_bus_
         return sd_bus_reply_method_return(m, NULL);
 }
 
+/* reason or application-id: a string, short, with no control character. */
+static int read_string_option(
+        sd_bus_message *m, const char *key, const char *contents, const char **dst, sd_bus_error *error) {
+        int r;
+
+        if (!streq(contents, "s"))
+                return sd_bus_error_setf(
+                        error, SD_BUS_ERROR_INVALID_ARGS, "Option '%s' takes a string (s), not '%s'", key,
+                        contents);
+        r = sd_bus_message_read(m, "v", "s", dst);
+        if (r < 0)
+                return r;
+        if (strlen(*dst) > REQUEST_STRING_MAX)
+                return sd_bus_error_setf(
+                        error, SD_BUS_ERROR_INVALID_ARGS, "Option '%s' is longer than %d bytes", key,
+                        REQUEST_STRING_MAX);
+        /* It reaches the log and other clients' screens as it is. */
+        if (df_has_control(*dst))
+                return sd_bus_error_setf(
+                        error, SD_BUS_ERROR_INVALID_ARGS,
+                        "Option '%s' holds a control character (a newline, a tab, an escape…)", key);
+        return 0;
+}
+
+/* timeout-ms: u or t, at least 1. */
+static int read_timeout_option(sd_bus_message *m, const char *contents, uint64_t *timeout_ms, sd_bus_error *error) {
+        int r;
+
+        if (streq(contents, "u")) {
+                uint32_t v;
+                r = sd_bus_message_read(m, "v", "u", &v);
+                *timeout_ms = v;
+        } else if (streq(contents, "t"))
+                r = sd_bus_message_read(m, "v", "t", timeout_ms);
+        else
+                return sd_bus_error_setf(
+                        error, SD_BUS_ERROR_INVALID_ARGS, "Option 'timeout-ms' takes u or t, not '%s'",
+                        contents);
+        if (r < 0)
+                return r;
+        if (*timeout_ms == 0)
+                return sd_bus_error_setf(
+                        error, SD_BUS_ERROR_INVALID_ARGS, "Option 'timeout-ms' must be at least 1");
+        return 0;
+}
+
 static int read_options(
         sd_bus_message *m, const char **reason, const char **app, uint64_t *timeout_ms, sd_bus_error *error) {
         static const char *const keys[] = { "reason", "application-id", "timeout-ms" };
@@ -392,46 +438,16 @@ static int read_options(
                 r = sd_bus_message_peek_type(m, &type, &contents);
                 if (r < 0)
                         return r;
-                if (streq(key, "reason") || streq(key, "application-id")) {
-                        const char **dst = streq(key, "reason") ? reason : app;
-                        if (!streq(contents, "s"))
-                                return sd_bus_error_setf(
-                                        error, SD_BUS_ERROR_INVALID_ARGS,
-                                        "Option '%s' takes a string (s), not '%s'", key, contents);
-                        r = sd_bus_message_read(m, "v", "s", dst);
-                        if (r < 0)
-                                return r;
-                        if (strlen(*dst) > REQUEST_STRING_MAX)
-                                return sd_bus_error_setf(
-                                        error, SD_BUS_ERROR_INVALID_ARGS,
-                                        "Option '%s' is longer than %d bytes", key, REQUEST_STRING_MAX);
-                        /* It reaches the log and other clients' screens as it is. */
-                        if (df_has_control(*dst))
-                                return sd_bus_error_setf(
-                                        error, SD_BUS_ERROR_INVALID_ARGS,
-                                        "Option '%s' holds a control character (a newline, a tab, an escape…)",
-                                        key);
-                } else if (streq(key, "timeout-ms")) {
-                        if (streq(contents, "u")) {
-                                uint32_t v;
-                                r = sd_bus_message_read(m, "v", "u", &v);
-                                *timeout_ms = v;
-                        } else if (streq(contents, "t"))
-                                r = sd_bus_message_read(m, "v", "t", timeout_ms);
-                        else
-                                return sd_bus_error_setf(
-                                        error, SD_BUS_ERROR_INVALID_ARGS,
-                                        "Option 'timeout-ms' takes u or t, not '%s'", contents);
-                        if (r < 0)
-                                return r;
-                        if (*timeout_ms == 0)
-                                return sd_bus_error_setf(
-                                        error, SD_BUS_ERROR_INVALID_ARGS,
-                                        "Option 'timeout-ms' must be at least 1");
-                } else
+                if (streq(key, "reason") || streq(key, "application-id"))
+                        r = read_string_option(m, key, contents, streq(key, "reason") ? reason : app, error);
+                else if (streq(key, "timeout-ms"))
+                        r = read_timeout_option(m, contents, timeout_ms, error);
+                else
                         return sd_bus_error_setf(
                                 error, SD_BUS_ERROR_INVALID_ARGS,
                                 "Unknown option '%s' (reason, application-id, timeout-ms)", bus_echo(key, e));
+                if (r < 0)
+                        return r;
                 r = sd_bus_message_exit_container(m);
                 if (r < 0)
                         return r;
