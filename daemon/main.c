@@ -181,6 +181,11 @@ static void on_bus_lost(struct bus *b, void *userdata) {
         (void) sd_event_exit(ctx->event, EXIT_FAILURE);
 }
 
+/* power-profiles-daemon's profile at start, read before any device is written (DESIGN's order). */
+static int read_desktop_profile(void *userdata, char **ret) {
+        return bus_read_desktop_profile(userdata, ret);
+}
+
 /* The event loop with the signals it handles (blocked first) and the watchdog. */
 static int setup_event(struct context *ctx) {
         sigset_t mask;
@@ -232,6 +237,8 @@ static int run(int argc, char *argv[]) {
                 goto finish;
         }
 
+        a.o.desktop_profile = read_desktop_profile;
+        a.o.desktop_profile_userdata = (void *) a.bus;
         r = manager_new(ctx.event, &a.o, &ctx.manager);
         if (r < 0) {
                 code = EXIT_FAILURE;

@@ -129,7 +129,8 @@ static int device_activate(struct manager_device *d) {
         d->node->dry_run = d->manager->dry_run;
         df_device_set_backend(d->dev, &df_node_backend_ops, d->node);
         df_device_set_event_handler(d->dev, device_event, d);
-        if (device_prepare(d) >= 0 && d->dev->mode == DF_MODE_CLAMP && d->spec->kernel_governor) {
+        if (device_prepare(d) >= 0 && d->dev->mode == DF_MODE_CLAMP && d->spec->kernel_governor &&
+            !manager_profile_takes_kernel_governor(d->manager, d)) {
                 int r = manager_device_set_governor_kernel(d, d->spec->kernel_governor);
                 if (r < 0)
                         device_set_error(d, LOG_ERR, "%s", d->node->error[0] ? d->node->error : strerror(-r));

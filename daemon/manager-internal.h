@@ -76,15 +76,22 @@ void manager_thermal_changed(struct manager *m);
 void manager_thermal_free(struct manager *m);
 
 /* manager-profile.c */
-/* At start, after every device is attached: the persisted or the default profile. */
+/* At start, before any device is activated, the profile to start with, in DESIGN's order:
+ * power-profiles-daemon's when followed and there, else an earlier SetProfile's (unless
+ * default-profile changed since), else default-profile. Nothing is applied yet. */
+void manager_profile_choose(struct manager *m);
+/* At start, after every device is activated: the chosen profile applied to all of them. */
 void manager_profile_start(struct manager *m);
 /* After a reload: the active profile against the new configuration, or none when it is gone. */
 void manager_profile_reload(struct manager *m);
-/* A device being activated (attach, reload), after its persisted choices: the active profile's
- * governor and tunables before its first evaluation (a reload keeps the overrides), so that it
- * never runs the ones outside the profile in between. Its requests, LastError and evaluation
- * follow when the profile is applied to it. */
+/* A device being activated (start, attach, reload), after its persisted choices: the active
+ * profile's governor and tunables (in clamp mode, its kernel governor) before its first
+ * evaluation (a reload keeps the overrides), so that it never runs the ones outside the profile in
+ * between. Its requests, LastError and evaluation follow when the profile is applied to it. */
 void manager_profile_settle(struct manager *m, struct manager_device *d);
+/* Whether the active profile sets the kernel governor of a clamp-mode device, so that its
+ * activation writes that one and not the configured one first. */
+bool manager_profile_takes_kernel_governor(struct manager *m, struct manager_device *d);
 
 /* manager-build.c: turn the configuration into devices without writing anything */
 int build_devices(

@@ -54,6 +54,8 @@ int manager_new(sd_event *event, const struct manager_options *o, struct manager
         m->event = sd_event_ref(event);
         m->root.fd = -EBADF;
         m->dry_run = o->dry_run;
+        m->desktop_profile = o->desktop_profile;
+        m->desktop_profile_userdata = o->desktop_profile_userdata;
         m->config_file = strdup(o->config_file);
         m->config_dir = o->config_dir ? strdup(o->config_dir) : NULL;
         m->runtime_dir = strdup(o->runtime_dir);
@@ -196,6 +198,7 @@ int manager_start(struct manager *m) {
         restore_leftovers(m);
         link_passive(m);
         (void) manager_thermal_load(m, m->config);
+        manager_profile_choose(m); /* each device's first evaluation is under it */
         activate_all(m, m->devices, m->n_devices);
         manager_profile_start(m);
         manager_regroup(m);

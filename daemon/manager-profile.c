@@ -278,16 +278,33 @@ void manager_profile_apply_device(struct manager *m, struct manager_device *d) {
         apply(m, d, &x.dec, &x.skips, true);
 }
 
+bool manager_profile_takes_kernel_governor(struct manager *m, struct manager_device *d) {
+        struct decided x;
+
+        assert(m);
+        assert(d);
+
+        if (!m->profile || d->vanished || d->dev->mode != DF_MODE_CLAMP)
+                return false;
+        decide(m, d, &x);
+        return x.dec.governor_set;
+}
+
 void manager_profile_settle(struct manager *m, struct manager_device *d) {
         struct decided x;
 
         assert(m);
         assert(d);
 
-        if (!m->profile || d->vanished || d->dev->mode != DF_MODE_GOVERN)
+        if (!m->profile || d->vanished)
                 return;
         decide(m, d, &x);
-        apply_govern(d, &x.dec, d->before_reload ?: &d->dev->governor);
+        if (d->dev->mode == DF_MODE_GOVERN)
+                apply_govern(d, &x.dec, d->before_reload ?: &d->dev->governor);
+        else if (x.dec.governor_set)
+                apply_clamp(d, &x.dec);
+        else
+                return;
         d->profile = x.dec;
 }
 
@@ -372,23 +389,68 @@ int manager_set_profile(struct manager *m, const char *name, enum manager_profil
         return switch_to(m, name, source, source == PROFILE_SOURCE_CLIENT);
 }
 
-/* The choice of an earlier SetProfile, unless default-profile changed since (the configuration wins). */
-void manager_profile_start(struct manager *m) {
-        const char *config = m->config->default_profile ?: "-";
-        const struct state_choice *c = state_get(m->state, STATE_DEVICE, STATE_KEY);
+/* Make `name` the active profile without applying it (NULL: none). */
+static void choose(struct manager *m, const char *name, enum manager_profile_source source) {
+        free(m->profile);
+        m->profile = NULL;
+        m->profile_source = PROFILE_SOURCE_NONE;
+        if (!name || !*name)
+                return;
+        m->profile = strdup(name);
+        if (!m->profile) {
+                log_oom();
+                return;
+        }
+        m->profile_source = source;
+}
+
+/* power-profiles-daemon's profile at start: 1 when it decided (a profile, or none for a name with no
+ * profile here), 0 when it is not followed or not there. */
+static int choose_desktop(struct manager *m) {
+        _cleanup_free_ char *name = NULL;
+
+        if (!m->config->follow_power_profiles || !m->desktop_profile ||
+            m->desktop_profile(m->desktop_profile_userdata, &name) <= 0)
+                return 0;
+        if (df_config_find_profile(m->config, name)) {
+                choose(m, name, PROFILE_SOURCE_POWER_PROFILES);
+                return 1;
+        }
+        log_info("power-profiles-daemon's profile is %s, which names no profile here", name);
+        choose(m, NULL, PROFILE_SOURCE_NONE);
+        return 1;
+}
+
+void manager_profile_choose(struct manager *m) {
+        const char *config;
+        const struct state_choice *c;
 
         assert(m);
 
+        if (choose_desktop(m) > 0)
+                return; /* its switches are not persisted, and leave the saved choice alone */
+        config = m->config->default_profile ?: "-";
+        c = state_get(m->state, STATE_DEVICE, STATE_KEY);
         if (c && streq(c->config, config) && c->value[0] == '=' &&
             (!c->value[1] || df_config_find_profile(m->config, c->value + 1))) {
-                (void) switch_to(m, c->value + 1, PROFILE_SOURCE_CLIENT, false);
+                choose(m, c->value + 1, PROFILE_SOURCE_CLIENT);
                 return;
         }
         if (c) {
                 log_info("The configured default-profile changed; forgetting the saved profile %s", c->value + 1);
                 (void) state_forget(m->state, STATE_DEVICE, STATE_KEY);
         }
-        (void) switch_to(m, m->config->default_profile, PROFILE_SOURCE_DEFAULT, false);
+        choose(m, m->config->default_profile, PROFILE_SOURCE_DEFAULT);
+}
+
+void manager_profile_start(struct manager *m) {
+        assert(m);
+
+        if (!m->profile)
+                return;
+        log_info("Profile %s is active (%s)", m->profile, manager_profile_source_to_string(m->profile_source));
+        apply_all(m, true); /* its governor settled at activation: kept, with what was saved under it */
+        changed(m);
 }
 
 void manager_profile_reload(struct manager *m) {

@@ -102,6 +102,11 @@ struct manager_options {
         const char *runtime_dir;
         const char *state_dir;
         bool dry_run;
+        /* Asked once the configuration is read, when it follows power-profiles-daemon, before any
+         * device is written: its profile now (1, *ret to free), 0 when it is not there, < 0 when it
+         * could not be read (logged). NULL: not asked. */
+        int (*desktop_profile)(void *userdata, char **ret);
+        void *desktop_profile_userdata;
 };
 
 /* Devices polling at the same interval share one timer. */
@@ -209,6 +214,8 @@ struct manager {
         char *runtime_dir;
         char *state_dir;
         bool dry_run;
+        int (*desktop_profile)(void *userdata, char **ret); /* manager_options */
+        void *desktop_profile_userdata;
 
         struct df_root root;
         struct df_config *config;

@@ -294,6 +294,9 @@ void manager_emit_profile_changed(struct manager *m, void *userdata);
 void manager_emit_thermal_changed(struct manager *m, void *userdata);
 
 /* dbus/bus-power-profiles.c: following power-profiles-daemon's ActiveProfile */
+/* A connection to `address` ("system", "session" or a D-Bus address), started (bus-connect.c). */
+int bus_connect(const char *address, sd_bus **ret);
+
 int power_profiles_start(struct bus *b);
 void power_profiles_free(struct bus *b);
 

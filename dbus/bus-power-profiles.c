@@ -6,6 +6,7 @@
  * from the owner of its name, and switches are coalesced: the latest value is applied once the bus
  * has nothing else waiting, so a burst of changes costs one switch. */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,4 +247,53 @@ void power_profiles_free(struct bus *b) {
         free(pp->pending);
         free(pp);
         b->power_profiles = NULL;
+}
+
+/* One service's ActiveProfile, asked of its name's owner: 1 with *ret, 0 when the name has none. */
+static int read_profile(sd_bus *bus, const struct service *s, char **ret) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *owner = NULL, *reply = NULL;
+        const char *unique, *profile;
+        int r;
+
+        r = sd_bus_call_method(
+                bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner",
+                &e, &owner, "s", s->name);
+        if (r < 0 && sd_bus_error_has_name(&e, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
+                return 0;
+        if (r >= 0)
+                r = sd_bus_message_read(owner, "s", &unique);
+        if (r >= 0) /* a unique name is never activated, and only its owner answers */
+                r = sd_bus_call_method(
+                        bus, unique, s->path, "org.freedesktop.DBus.Properties", "Get", &e, &reply, "ss",
+                        s->interface, "ActiveProfile");
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "v", "s", &profile);
+        if (r < 0)
+                return log_warning_errno(
+                        r, "Cannot read ActiveProfile of %s: %s", s->name,
+                        sd_bus_error_is_set(&e) ? e.message : strerror(-r));
+        *ret = strdup(profile);
+        return *ret ? 1 : log_oom();
+}
+
+int bus_read_desktop_profile(const char *address, char **ret) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        assert(address);
+        assert(ret);
+
+        r = bus_connect(address, &bus);
+        if (r >= 0)
+                r = sd_bus_set_method_call_timeout(bus, 5 * 1000 * 1000);
+        if (r < 0)
+                return log_warning_errno(
+                        r, "Cannot ask the %s bus for power-profiles-daemon's profile: %m", address);
+        for (size_t i = 0; i < N_SERVICES; i++) {
+                r = read_profile(bus, &services[i], ret);
+                if (r != 0)
+                        return r;
+        }
+        return 0;
 }

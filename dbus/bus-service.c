@@ -77,35 +77,6 @@ static const struct manager_listener listener = {
 
 /* --- setup ------------------------------------------------------------------------------------ */
 
-static int bus_connect(const char *address, sd_bus **ret) {
-        sd_bus *bus = NULL;
-        int r;
-
-        if (streq(address, "system"))
-                r = sd_bus_open_system_with_description(&bus, "devfreqd");
-        else if (streq(address, "session"))
-                r = sd_bus_open_user_with_description(&bus, "devfreqd");
-        else {
-                r = sd_bus_new(&bus);
-                if (r >= 0)
-                        r = sd_bus_set_address(bus, address);
-                if (r >= 0)
-                        r = sd_bus_set_bus_client(bus, 1);
-                if (r >= 0)
-                        r = sd_bus_set_description(bus, "devfreqd");
-                if (r >= 0)
-                        r = sd_bus_start(bus);
-        }
-        if (r < 0) {
-                sd_bus_unref(bus);
-                return r;
-        }
-        /* We restore the originals ourselves before exiting; sd-bus must not exit for us. */
-        (void) sd_bus_set_exit_on_disconnect(bus, 0);
-        *ret = bus;
-        return 0;
-}
-
 /* Objects below `prefix`, found by name and listed by an enumerator (devices, requests). */
 static int add_object_class(
         struct bus *b, const char *prefix, const char *interface, const sd_bus_vtable *vtable,

@@ -31,3 +31,10 @@ int bus_new(
  */
 int bus_new_with_connection(sd_event *event, struct manager *m, sd_bus *connection, struct bus **ret);
 struct bus *bus_free(struct bus *b);
+
+/*
+ * power-profiles-daemon's ActiveProfile now, asked on a connection of its own to `address` and
+ * waited for (5 s at most), the newer name first: 1 with *ret (to free), 0 when neither name is
+ * on the bus, < 0 when the bus or the service failed to answer (logged). Never activates it.
+ */
+int bus_read_desktop_profile(const char *address, char **ret);

@@ -348,4 +348,44 @@ like "... and LastError says why" "$(dget gpu LastError)" \
         "^profile steady: cannot switch to governor simple_ondemand: .*cannot open the load source"
 mv "$root/sys/devices/platform/ff9a0000.gpu/busy.away" "$root/sys/devices/platform/ff9a0000.gpu/busy"
 
+
+# ================================================================================ clamp at start and reload
+# dmc in clamp mode with its kernel governor configured (performance) and a default profile that sets
+# powersave: the start writes the profile's governor only, and a reload does not put the configured
+# one in between; leaving the profile writes the configured one.
+stop_daemon
+kwrite "$dmc/governor" simple_ondemand
+cat >"$tmp/devfreqd.conf" <<EOF
+[daemon]
+autodiscover = no
+follow-power-profiles = no
+default-profile = cool
+
+[device dmc]
+path = /sys/class/devfreq/dmc
+mode = clamp
+governor = performance
+
+[profile cool]
+dmc.governor = powersave
+EOF
+rm -f "$tmp/state/state"
+since=$(wc -l <"$daemon_log")
+start_daemon
+log_since() { tail -n +$((since + 1)) "$daemon_log"; }
+is "a start under a profile that sets a clamped device's governor: the kernel runs the profile's" \
+        "$(mget ActiveProfile) $(kread $dmc/governor)" "cool powersave"
+is "... and the configured governor was never written" "$(log_since | grep -o 'dmc: kernel governor set to .*')" \
+        "dmc: kernel governor set to powersave"
+since=$(wc -l <"$daemon_log")
+mcall Reload
+is "a Reload under it writes no governor" "$(kread $dmc/governor) $(log_since | grep -c 'kernel governor set')" \
+        "powersave 0"
+mcall SetProfile s ''
+is "leaving the profile writes the configured governor" \
+        "$(kread $dmc/governor) $(log_since | grep -o 'dmc: kernel governor set to .*')" \
+        "performance dmc: kernel governor set to performance"
+stop_daemon
+is "the original governor is back at exit" "$(kread $dmc/governor)" "simple_ondemand"
+
 tap_done

@@ -138,9 +138,13 @@ is "every limit of the profile is gone" "$(dget gpu MinFrequency) $(dget gpu Max
 stop_daemon
 bctl call "$upower" /org/freedesktop/UPower/PowerProfiles org.freedesktop.DBus.Properties Set ssv \
         "$upower" ActiveProfile s power-saver
+since=$(wc -l <"$daemon_log")
 start_daemon
 check "at start the newer name's profile wins over the saved SetProfile choice" \
         wait_until $((5 * slow)) active_is "power-saver power-profiles-daemon"
+is "... read before any device is written: the saved choice is never applied in between" \
+        "$(tail -n +$((since + 1)) "$daemon_log" | grep -o 'Profile .* is active.*')" \
+        "Profile power-saver is active (power-profiles-daemon)"
 
 # follow-power-profiles = no: the desktop's switch is not followed.
 sed -i 's/^autodiscover = no$/autodiscover = no\nfollow-power-profiles = no/' "$tmp/devfreqd.conf"
