@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What the bus layer's files share: the context, clients, requests, authorization.
  *
- * The files call one way, each only those before it in this list: bus.c (small helpers), then
- * bus-senders.c, bus-client.c, bus-device-changes.c, bus-request-table.c, bus-blame.c,
- * bus-authorize.c, bus-request.c, bus-request-held.c, bus-device.c, bus-manager.c,
+ * The files call one way, each only those before it in this list: bus.c (small helpers),
+ * bus-connect.c, then bus-senders.c, bus-client.c, bus-device-changes.c, bus-request-table.c,
+ * bus-blame.c, bus-authorize.c, bus-request.c, bus-request-held.c, bus-device.c, bus-manager.c,
  * bus-large-reads.c, bus-logcontrol.c, bus-logind.c, bus-power-profiles.c, and bus-service.c on
  * top, which sets up the rest. Where a lower file must act on something a higher one owns (a
  * client leaving drops its requests; a lease expiring drops its request; a change signal needs the
