@@ -520,7 +520,6 @@ double manager_device_energy(struct manager_device *d) {
         const struct df_stats *s = &d->dev->stats;
         _cleanup_free_ uint64_t *freqs = NULL, *ms = NULL, *trans = NULL;
         uint64_t total;
-        double sum = 0;
         size_t n;
 
         assert(d);
@@ -530,11 +529,7 @@ double manager_device_energy(struct manager_device *d) {
         /* The kernel keeps the time in state: weighed with the voltages configured now. */
         if (!s->weight || manager_device_get_statistics(d, &freqs, &ms, &trans, &n, &total) < 0)
                 return 0;
-        for (size_t k = 0; k < n; k++)
-                for (size_t i = 0; i < s->n; i++)
-                        if (s->freqs[i] == freqs[k])
-                                sum += ms[k] / 1e3 * s->weight[i];
-        return sum;
+        return df_stats_energy_of(s, freqs, ms, n);
 }
 
 int manager_device_reset_statistics(struct manager_device *d) {

@@ -93,6 +93,23 @@ double df_stats_energy(const struct df_stats *s, uint64_t now_usec) {
         return s->energy + running_energy(s, now_usec);
 }
 
+double df_stats_energy_of(const struct df_stats *s, const uint64_t *freqs, const uint64_t *time_ms, size_t n) {
+        double sum = 0;
+
+        assert(s);
+        assert(freqs || n == 0);
+        assert(time_ms || n == 0);
+
+        if (!s->weight)
+                return 0;
+        for (size_t k = 0; k < n; k++) {
+                int i = stats_index(s, freqs[k]);
+                if (i >= 0)
+                        sum += (double) time_ms[k] / 1e3 * s->weight[i];
+        }
+        return sum;
+}
+
 void df_stats_carry(struct df_stats *to, const struct df_stats *from, uint64_t now_usec) {
         int cur, map[DF_STATS_MAX_STATES]; /* to's index -> from's, or -ENOENT */
 

@@ -40,6 +40,11 @@ int df_stats_set_voltages(struct df_stats *s, const uint32_t *microvolt);
 /* Dynamic energy as of now (the running interval included), in seconds at the top point. */
 double df_stats_energy(const struct df_stats *s, uint64_t now_usec);
 
+/* The energy of a time in state counted elsewhere (the kernel's: time_ms[k] at freqs[k]) weighed
+ * with this table's voltages now; frequencies the table does not hold count none, as all do
+ * without voltages. */
+double df_stats_energy_of(const struct df_stats *s, const uint64_t *freqs, const uint64_t *time_ms, size_t n);
+
 /*
  * `to` (another table) goes on from `from` as of now: the time in state of the frequencies both
  * tables hold, the transitions between them, the total of transitions and the energy (both

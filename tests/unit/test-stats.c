@@ -222,6 +222,23 @@ START_TEST(test_energy_with_the_voltages_of_the_time) {
 }
 END_TEST
 
+/* A time in state counted elsewhere (clamp mode: the kernel's), weighed with today's voltages. */
+START_TEST(test_energy_of_a_time_in_state) {
+        static const uint32_t volts[] = { 1000000, 1000000, 1000000, 1000000 };
+        static const uint64_t freqs[] = { 400 * MHZ, 333 * MHZ, 800 * MHZ };
+        static const uint64_t ms[] = { 2000, 5000, 1000 };
+        struct df_stats s;
+
+        ck_assert_int_eq(df_stats_init(&s, four, 4, 0), 0);
+        ck_assert_double_eq_tol(df_stats_energy_of(&s, freqs, ms, 3), 0, 1e-12); /* no voltages */
+        ck_assert_int_eq(df_stats_set_voltages(&s, volts), 0);
+        /* 2 s at half the top's power, 1 s at the top; 333 MHz is no point of the table. */
+        ck_assert_double_eq_tol(df_stats_energy_of(&s, freqs, ms, 3), 2.0, 1e-12);
+        ck_assert_double_eq_tol(df_stats_energy_of(&s, NULL, NULL, 0), 0, 1e-12);
+        df_stats_done(&s);
+}
+END_TEST
+
 static Suite *stats_suite(void) {
         Suite *s = suite_create("stats");
         TCase *tc;
@@ -240,6 +257,7 @@ static Suite *stats_suite(void) {
         tcase_add_test(tc, test_init_limits);
         tcase_add_test(tc, test_carry_to_another_table);
         tcase_add_test(tc, test_energy_with_the_voltages_of_the_time);
+        tcase_add_test(tc, test_energy_of_a_time_in_state);
         suite_add_tcase(s, tc);
         return s;
 }
