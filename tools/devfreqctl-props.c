@@ -312,6 +312,7 @@ enum style {
         STYLE_OBJECTS,
         STYLE_TIMESTAMP, /* µs since the epoch, 0: none */
         STYLE_TEXT,      /* "": none */
+        STYLE_ENERGY,    /* µs at the top point */
 };
 
 static const struct {
@@ -337,6 +338,7 @@ static const struct {
         { "ThermalCap", STYLE_FREQUENCY_FLOOR },
         { "Reason", STYLE_TEXT },
         { "ApplicationId", STYLE_TEXT },
+        { "Energy", STYLE_ENERGY },
 };
 
 static enum style style_of(const char *name) {
@@ -370,6 +372,9 @@ static void format_number(FILE *f, enum style style, uint64_t v) {
                 return;
         case STYLE_PERCENT:
                 fprintf(f, "%" PRIu64 "%%", v);
+                return;
+        case STYLE_ENERGY:
+                fprintf(f, "%" PRIu64 ".%06" PRIu64 " s at the top point", v / 1000000, v % 1000000);
                 return;
         case STYLE_TIMESTAMP:
                 t = (time_t) (v / 1000000);

@@ -115,6 +115,7 @@ check "show: the usable frequencies" show_line AvailableFrequencies "200 MHz, 30
 check "show: no QoS ceiling reads none" show_line QosMaxFrequency none
 check "show: the polling interval" show_line PollingInterval "50 ms"
 check "show: the tunables" show_line Tunables "upthreshold=90 downdifferential=5"
+check "show: the energy in seconds at the top point" show_line Energy "[0-9]+\.[0-9]{6} s at the top point"
 for p in Kind SysfsPath Mode Governor AvailableGovernors TargetFrequency MinFrequency MaxFrequency \
         Load QosMinFrequency QosLatency Requests TransitionCount LastError; do
         check "show: $p" show_line "$p" ".+"
