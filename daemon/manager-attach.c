@@ -260,11 +260,15 @@ void keep_device(struct manager *m, struct manager_device *old, struct manager_d
         struct df_device *dev = fresh->dev;
         struct df_load_source *load = fresh->load;
 
-        if (old->spec->mode != fresh->spec->mode)
+        if (old->spec->mode != fresh->spec->mode) {
                 restore_device(m, old, true); /* give the kernel its own settings back before the new mode */
+                df_stats_outside_done(&old->kernel_energy); /* the other mode counts its own */
+        }
         if (!df_spec_equal(old->spec, fresh->spec))
                 log_info("%s: its configuration changed", old->name);
 
+        if (old->spec->mode == DF_MODE_CLAMP && fresh->spec->mode == DF_MODE_CLAMP)
+                manager_device_fold_energy(old); /* with the voltages before the reload */
         move_requests(old->dev, dev);
         /* Counters never go down: the points both tables hold keep their statistics, with the
          * total and the energy (charged with the new voltages from now on). */

@@ -33,6 +33,7 @@ struct manager_device *device_free(struct manager_device *d) {
         free(d->children);
         manager_blame_free(d);
         free(d->before_reload);
+        df_stats_outside_done(&d->kernel_energy);
         free(d->bus.path);
         free(d->name);
         free(d);
@@ -526,10 +527,24 @@ double manager_device_energy(struct manager_device *d) {
 
         if (d->dev->mode != DF_MODE_CLAMP)
                 return df_stats_energy(s, now_usec());
-        /* The kernel keeps the time in state: weighed with the voltages configured now. */
-        if (!s->weight || manager_device_get_statistics(d, &freqs, &ms, &trans, &n, &total) < 0)
-                return 0;
-        return df_stats_energy_of(s, freqs, ms, n);
+        /* The kernel keeps the time in state: charged with the voltages of the time. */
+        if (manager_device_get_statistics(d, &freqs, &ms, &trans, &n, &total) < 0)
+                return d->kernel_energy.energy;
+        return df_stats_outside_energy(&d->kernel_energy, s, freqs, ms, n);
+}
+
+void manager_device_fold_energy(struct manager_device *d) {
+        _cleanup_free_ uint64_t *freqs = NULL, *ms = NULL, *trans = NULL;
+        uint64_t total;
+        size_t n;
+
+        assert(d);
+
+        if (d->dev->mode != DF_MODE_CLAMP ||
+            manager_device_get_statistics(d, &freqs, &ms, &trans, &n, &total) < 0)
+                return;
+        if (df_stats_outside_fold(&d->kernel_energy, &d->dev->stats, freqs, ms, n) < 0)
+                log_oom();
 }
 
 int manager_device_reset_statistics(struct manager_device *d) {
@@ -543,6 +558,8 @@ int manager_device_reset_statistics(struct manager_device *d) {
         }
         /* A failed reset is a failed write like any other: LastError and the log say so. */
         r = df_node_reset_kernel_stats(d->node);
+        if (r >= 0)
+                df_stats_outside_done(&d->kernel_energy);
         if (r < 0) {
                 access_failed(d, r);
                 device_publish(d, false);

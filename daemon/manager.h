@@ -205,6 +205,8 @@ struct manager_device {
          * from keep_device() until its activation decides the one it runs now; NULL otherwise. */
         struct df_governor *before_reload;
         bool before_reload_fresh; /* and whether its sample was still to be decided on */
+        /* Clamp mode: the kernel's time in state charged with the voltages of the time (Energy). */
+        struct df_stats_outside kernel_energy;
 };
 
 struct manager {
@@ -328,7 +330,8 @@ int manager_device_reset_statistics(struct manager_device *d);
 /* Values that depend on the mode (what the kernel says in clamp mode, devfreqd in govern mode). */
 /* Dynamic energy in seconds at the top point (DESIGN.md "Metrics and blame"), 0 without voltages:
  * charged as time passes with the voltages in force (govern), from the kernel's time in state
- * with today's voltages (clamp). */
+ * with the voltages in force since it was counted (clamp; a reload folds in what the voltages
+ * before it owe). */
 double manager_device_energy(struct manager_device *d);
 uint64_t manager_device_current_frequency(struct manager_device *d);
 const char *manager_device_governor(const struct manager_device *d);

@@ -93,21 +93,67 @@ double df_stats_energy(const struct df_stats *s, uint64_t now_usec) {
         return s->energy + running_energy(s, now_usec);
 }
 
-double df_stats_energy_of(const struct df_stats *s, const uint64_t *freqs, const uint64_t *time_ms, size_t n) {
+/* The time in state at `freq` when the last fold was made (k: where to look first). */
+static uint64_t folded_ms(const struct df_stats_outside *o, size_t k, uint64_t freq) {
+        if (k < o->n && o->freqs[k] == freq)
+                return o->time_ms[k];
+        for (size_t i = 0; i < o->n; i++)
+                if (o->freqs[i] == freq)
+                        return o->time_ms[i];
+        return 0;
+}
+
+double df_stats_outside_energy(
+        const struct df_stats_outside *o, const struct df_stats *s, const uint64_t *freqs,
+        const uint64_t *time_ms, size_t n) {
         double sum = 0;
 
+        assert(o);
         assert(s);
         assert(freqs || n == 0);
         assert(time_ms || n == 0);
 
-        if (!s->weight)
-                return 0;
-        for (size_t k = 0; k < n; k++) {
+        for (size_t k = 0; s->weight && k < n; k++) {
                 int i = stats_index(s, freqs[k]);
+                uint64_t base = folded_ms(o, k, freqs[k]);
                 if (i >= 0)
-                        sum += (double) time_ms[k] / 1e3 * s->weight[i];
+                        sum += (double) (time_ms[k] >= base ? time_ms[k] - base : time_ms[k]) / 1e3 *
+                                s->weight[i];
         }
-        return sum;
+        return o->energy + sum;
+}
+
+int df_stats_outside_fold(
+        struct df_stats_outside *o, const struct df_stats *s, const uint64_t *freqs, const uint64_t *time_ms,
+        size_t n) {
+        _cleanup_free_ uint64_t *f = NULL, *t = NULL;
+
+        assert(o);
+        assert(s);
+
+        f = n > 0 ? malloc(n * sizeof(uint64_t)) : NULL;
+        t = n > 0 ? malloc(n * sizeof(uint64_t)) : NULL;
+        if (n > 0 && (!f || !t))
+                return -ENOMEM;
+        if (n > 0) {
+                memcpy(f, freqs, n * sizeof(uint64_t));
+                memcpy(t, time_ms, n * sizeof(uint64_t));
+        }
+        o->energy = df_stats_outside_energy(o, s, freqs, time_ms, n);
+        free(o->freqs);
+        free(o->time_ms);
+        o->freqs = TAKE_PTR(f);
+        o->time_ms = TAKE_PTR(t);
+        o->n = n;
+        return 0;
+}
+
+void df_stats_outside_done(struct df_stats_outside *o) {
+        assert(o);
+
+        free(o->freqs);
+        free(o->time_ms);
+        *o = (struct df_stats_outside){};
 }
 
 void df_stats_carry(struct df_stats *to, const struct df_stats *from, uint64_t now_usec) {

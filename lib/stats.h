@@ -40,10 +40,30 @@ int df_stats_set_voltages(struct df_stats *s, const uint32_t *microvolt);
 /* Dynamic energy as of now (the running interval included), in seconds at the top point. */
 double df_stats_energy(const struct df_stats *s, uint64_t now_usec);
 
-/* The energy of a time in state counted elsewhere (the kernel's: time_ms[k] at freqs[k]) weighed
- * with this table's voltages now; frequencies the table does not hold count none, as all do
- * without voltages. */
-double df_stats_energy_of(const struct df_stats *s, const uint64_t *freqs, const uint64_t *time_ms, size_t n);
+/*
+ * The energy of a time in state counted elsewhere (clamp mode: the kernel's, time_ms[k] at
+ * freqs[k]), charged with the voltages of the time: what earlier voltages charged, and the time
+ * in state they were charged up to (zeroed: nothing yet).
+ */
+struct df_stats_outside {
+        double energy;
+        uint64_t *freqs, *time_ms;
+        size_t n;
+};
+
+/* As of this time in state: the energy folded so far and, with the voltages of `s`, the time since
+ * the fold. A frequency `s` does not hold counts none; a time below the fold's was counted afresh
+ * (the counters were reset) and counts whole. */
+double df_stats_outside_energy(
+        const struct df_stats_outside *o, const struct df_stats *s, const uint64_t *freqs,
+        const uint64_t *time_ms, size_t n);
+/* Before the voltages of `s` change: what they owe up to this time in state is folded in. -ENOMEM
+ * changes nothing. */
+int df_stats_outside_fold(
+        struct df_stats_outside *o, const struct df_stats *s, const uint64_t *freqs, const uint64_t *time_ms,
+        size_t n);
+/* Frees and zeroes: the counters were reset, nothing is owed. */
+void df_stats_outside_done(struct df_stats_outside *o);
 
 /*
  * `to` (another table) goes on from `from` as of now: the time in state of the frequencies both

@@ -256,4 +256,59 @@ scrape_metrics
 check "promtool check metrics passes after the history rolled over" promtool check metrics <<<"$metrics"
 stop_daemon TERM
 is "devfreqd exits cleanly after the reloads" "$daemon_status" "0"
+
+# Clamp mode: the kernel keeps the time in state (trans_stat), devfreqd weighs it with the voltages
+# in force while it was counted. A reload lowering 400 MHz's voltage keeps what the old one owes;
+# the time after it is charged with the new one.
+clamp_conf() { # VOLTAGE_400
+        cat >"$tmp/devfreqd.conf" <<EOF
+[daemon]
+autodiscover = no
+follow-power-profiles = no
+
+[device dmc]
+path = /sys/class/devfreq/dmc
+mode = clamp
+opp = 200MHz 800mV
+opp = 400MHz $1
+opp = 666MHz 900mV
+opp = 800MHz 1000mV
+EOF
+}
+# kernel_ms MS_200 MS_400 MS_666 MS_800: the fake kernel's trans_stat with these times in state.
+kernel_ms() {
+        printf '%s\n' "     From  :   To" \
+                "           : 200000000 400000000 666000000 800000000   time(ms)" \
+                "  200000000:         0         3         1         4 $(printf %9s "$1")" \
+                "  400000000:         2         0         3         1 $(printf %9s "$2")" \
+                "* 666000000:         4         2         0         3 $(printf %9s "$3")" \
+                "  800000000:         1         4         2         0 $(printf %9s "$4")" \
+                "Total transition : 30" >"$root$dmc/trans_stat"
+}
+# near WHAT GOT EXPECTED: equal to the microsecond the bus counts in (the float's last digit aside)
+near() {
+        if awk -v g="$2" -v e="$3" 'BEGIN { d = g - e; exit !(g != "" && d < 2e-6 && d > -2e-6) }'; then
+                ok "$1"
+        else
+                not_ok "$1 (got '$2', expected $3)"
+        fi
+}
+dmc_energy() { "$devfreqctl" metrics | awk -F'} ' '/^devfreqd_device_energy_relative_total\{device="dmc"/ { print $2 }'; }
+clamp_conf 900mV
+kernel_ms 1000 2000 0 0
+start_daemon
+# f x V^2 over the top's (800 MHz at 1 V), times the seconds: 200 MHz 0.8 V for 1 s, 400 MHz 0.9 V for 2 s.
+expected=$(awk 'BEGIN { printf "%.6f", 200 * 0.64 / 800 * 1 + 400 * 0.81 / 800 * 2 }')
+near "clamp: the kernel's time in state weighed with the voltages" "$(dmc_energy)" "$expected"
+clamp_conf 700mV
+mcall Reload
+near "clamp: a reload lowering a voltage keeps what the old one owes" "$(dmc_energy)" "$expected"
+kernel_ms 1000 4000 0 0
+expected=$(awk -v e="$expected" 'BEGIN { printf "%.6f", e + 400 * 0.49 / 800 * 2 }')
+near "clamp: the time after it is charged with the new voltage" "$(dmc_energy)" "$expected"
+dcall dmc ResetStatistics
+kernel_ms 0 1000 0 0 # what the fake kernel's reset would leave, and a second at 400 MHz since
+near "clamp: ResetStatistics starts it again from the kernel's new count" "$(dmc_energy)" \
+        "$(awk 'BEGIN { printf "%.6f", 400 * 0.49 / 800 * 1 }')"
+stop_daemon TERM
 tap_done
