@@ -259,16 +259,15 @@ static void move_requests(struct df_device *from, struct df_device *to) {
 void keep_device(struct manager *m, struct manager_device *old, struct manager_device *fresh) {
         struct df_device *dev = fresh->dev;
         struct df_load_source *load = fresh->load;
+        bool mode_changed = old->spec->mode != fresh->spec->mode;
+        /* Read with the voltages before the reload: in clamp mode that charges what they owe. */
+        double energy = manager_device_energy(old);
 
-        if (old->spec->mode != fresh->spec->mode) {
+        if (mode_changed)
                 restore_device(m, old, true); /* give the kernel its own settings back before the new mode */
-                df_stats_outside_done(&old->kernel_energy); /* the other mode counts its own */
-        }
         if (!df_spec_equal(old->spec, fresh->spec))
                 log_info("%s: its configuration changed", old->name);
 
-        if (old->spec->mode == DF_MODE_CLAMP && fresh->spec->mode == DF_MODE_CLAMP)
-                manager_device_fold_energy(old); /* with the voltages before the reload */
         move_requests(old->dev, dev);
         /* Counters never go down: the points both tables hold keep their statistics, with the
          * total and the energy (charged with the new voltages from now on). */
@@ -298,6 +297,8 @@ void keep_device(struct manager *m, struct manager_device *old, struct manager_d
         old->prepared = false;
         SWAP_PTR(old->spec, fresh->spec);
         device_free(fresh);
+        if (mode_changed)
+                manager_device_continue_energy(old, energy);
 }
 
 /* The section whose path leads to this node, if any. */

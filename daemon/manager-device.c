@@ -527,23 +527,29 @@ double manager_device_energy(struct manager_device *d) {
 
         if (d->dev->mode != DF_MODE_CLAMP)
                 return df_stats_energy(s, now_usec());
-        /* The kernel keeps the time in state: charged with the voltages of the time. */
-        if (manager_device_get_statistics(d, &freqs, &ms, &trans, &n, &total) < 0)
-                return d->kernel_energy.energy;
-        return df_stats_outside_energy(&d->kernel_energy, s, freqs, ms, n);
+        /* The kernel keeps the time in state: each reading charges what it counted since the last
+         * one with the voltages in force. */
+        if (manager_device_get_statistics(d, &freqs, &ms, &trans, &n, &total) >= 0 &&
+            df_stats_outside_update(&d->kernel_energy, s, freqs, ms, n) < 0)
+                log_oom();
+        return d->kernel_energy.energy;
 }
 
-void manager_device_fold_energy(struct manager_device *d) {
+void manager_device_continue_energy(struct manager_device *d, double energy) {
         _cleanup_free_ uint64_t *freqs = NULL, *ms = NULL, *trans = NULL;
         uint64_t total;
-        size_t n;
+        size_t n = 0;
 
         assert(d);
 
-        if (d->dev->mode != DF_MODE_CLAMP ||
-            manager_device_get_statistics(d, &freqs, &ms, &trans, &n, &total) < 0)
+        if (d->dev->mode != DF_MODE_CLAMP) {
+                d->dev->stats.energy = energy; /* charged up to now: df_stats_carry() made it so */
                 return;
-        if (df_stats_outside_fold(&d->kernel_energy, &d->dev->stats, freqs, ms, n) < 0)
+        }
+        df_stats_outside_done(&d->kernel_energy);
+        if (manager_device_get_statistics(d, &freqs, &ms, &trans, &n, &total) < 0)
+                n = 0; /* then the kernel's count is taken whole at the next reading */
+        if (df_stats_outside_start(&d->kernel_energy, energy, freqs, ms, n) < 0)
                 log_oom();
 }
 

@@ -49,8 +49,8 @@ void device_set_error(struct manager_device *d, int level, const char *fmt, ...)
 int device_prepare(struct manager_device *d);
 int device_open_load(struct manager_device *d);
 struct manager_device *device_free(struct manager_device *d);
-/* Clamp mode, before its voltages change: the energy its kernel time in state owes so far is kept. */
-void manager_device_fold_energy(struct manager_device *d);
+/* After a reload changed its mode: Energy goes on from `energy`, counted now by the new mode. */
+void manager_device_continue_energy(struct manager_device *d, double energy);
 /* Clamp mode: 1 written, 0 in force already, -ENOPKG not offered; another errno is the node's
  * failure (its list unread or the write), in LastError. */
 int manager_device_set_governor_kernel(struct manager_device *d, const char *name);

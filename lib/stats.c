@@ -93,8 +93,8 @@ double df_stats_energy(const struct df_stats *s, uint64_t now_usec) {
         return s->energy + running_energy(s, now_usec);
 }
 
-/* The time in state at `freq` when the last fold was made (k: where to look first). */
-static uint64_t folded_ms(const struct df_stats_outside *o, size_t k, uint64_t freq) {
+/* The time in state at `freq` at the last reading (k: where to look first). */
+static uint64_t last_ms(const struct df_stats_outside *o, size_t k, uint64_t freq) {
         if (k < o->n && o->freqs[k] == freq)
                 return o->time_ms[k];
         for (size_t i = 0; i < o->n; i++)
@@ -103,9 +103,34 @@ static uint64_t folded_ms(const struct df_stats_outside *o, size_t k, uint64_t f
         return 0;
 }
 
-double df_stats_outside_energy(
-        const struct df_stats_outside *o, const struct df_stats *s, const uint64_t *freqs,
-        const uint64_t *time_ms, size_t n) {
+int df_stats_outside_start(
+        struct df_stats_outside *o, double energy, const uint64_t *freqs, const uint64_t *time_ms, size_t n) {
+        _cleanup_free_ uint64_t *f = NULL, *t = NULL;
+
+        assert(o);
+        assert(freqs || n == 0);
+        assert(time_ms || n == 0);
+
+        if (n > 0) {
+                f = malloc(n * sizeof(uint64_t));
+                t = malloc(n * sizeof(uint64_t));
+                if (!f || !t)
+                        return -ENOMEM;
+                memcpy(f, freqs, n * sizeof(uint64_t));
+                memcpy(t, time_ms, n * sizeof(uint64_t));
+        }
+        free(o->freqs);
+        free(o->time_ms);
+        o->energy = energy;
+        o->freqs = TAKE_PTR(f);
+        o->time_ms = TAKE_PTR(t);
+        o->n = n;
+        return 0;
+}
+
+int df_stats_outside_update(
+        struct df_stats_outside *o, const struct df_stats *s, const uint64_t *freqs, const uint64_t *time_ms,
+        size_t n) {
         double sum = 0;
 
         assert(o);
@@ -115,37 +140,12 @@ double df_stats_outside_energy(
 
         for (size_t k = 0; s->weight && k < n; k++) {
                 int i = stats_index(s, freqs[k]);
-                uint64_t base = folded_ms(o, k, freqs[k]);
+                uint64_t last = last_ms(o, k, freqs[k]);
                 if (i >= 0)
-                        sum += (double) (time_ms[k] >= base ? time_ms[k] - base : time_ms[k]) / 1e3 *
+                        sum += (double) (time_ms[k] >= last ? time_ms[k] - last : time_ms[k]) / 1e3 *
                                 s->weight[i];
         }
-        return o->energy + sum;
-}
-
-int df_stats_outside_fold(
-        struct df_stats_outside *o, const struct df_stats *s, const uint64_t *freqs, const uint64_t *time_ms,
-        size_t n) {
-        _cleanup_free_ uint64_t *f = NULL, *t = NULL;
-
-        assert(o);
-        assert(s);
-
-        f = n > 0 ? malloc(n * sizeof(uint64_t)) : NULL;
-        t = n > 0 ? malloc(n * sizeof(uint64_t)) : NULL;
-        if (n > 0 && (!f || !t))
-                return -ENOMEM;
-        if (n > 0) {
-                memcpy(f, freqs, n * sizeof(uint64_t));
-                memcpy(t, time_ms, n * sizeof(uint64_t));
-        }
-        o->energy = df_stats_outside_energy(o, s, freqs, time_ms, n);
-        free(o->freqs);
-        free(o->time_ms);
-        o->freqs = TAKE_PTR(f);
-        o->time_ms = TAKE_PTR(t);
-        o->n = n;
-        return 0;
+        return df_stats_outside_start(o, o->energy + sum, freqs, time_ms, n);
 }
 
 void df_stats_outside_done(struct df_stats_outside *o) {

@@ -42,8 +42,8 @@ double df_stats_energy(const struct df_stats *s, uint64_t now_usec);
 
 /*
  * The energy of a time in state counted elsewhere (clamp mode: the kernel's, time_ms[k] at
- * freqs[k]), charged with the voltages of the time: what earlier voltages charged, and the time
- * in state they were charged up to (zeroed: nothing yet).
+ * freqs[k]), charged at each reading with the voltages in force then: the energy so far and the
+ * time in state it was charged up to (zeroed: nothing yet).
  */
 struct df_stats_outside {
         double energy;
@@ -51,17 +51,15 @@ struct df_stats_outside {
         size_t n;
 };
 
-/* As of this time in state: the energy folded so far and, with the voltages of `s`, the time since
- * the fold. A frequency `s` does not hold counts none; a time below the fold's was counted afresh
- * (the counters were reset) and counts whole. */
-double df_stats_outside_energy(
-        const struct df_stats_outside *o, const struct df_stats *s, const uint64_t *freqs,
-        const uint64_t *time_ms, size_t n);
-/* Before the voltages of `s` change: what they owe up to this time in state is folded in. -ENOMEM
- * changes nothing. */
-int df_stats_outside_fold(
+/* A reading: the time since the last one is charged with the voltages of `s` (a frequency `s` does
+ * not hold counts none; a time below the last one's was counted afresh, the counters reset, and
+ * counts whole) and becomes the new last one. -ENOMEM changes nothing. */
+int df_stats_outside_update(
         struct df_stats_outside *o, const struct df_stats *s, const uint64_t *freqs, const uint64_t *time_ms,
         size_t n);
+/* Goes on from `energy`, with this time in state charged already (a count taken over). */
+int df_stats_outside_start(
+        struct df_stats_outside *o, double energy, const uint64_t *freqs, const uint64_t *time_ms, size_t n);
 /* Frees and zeroes: the counters were reset, nothing is owed. */
 void df_stats_outside_done(struct df_stats_outside *o);
 

@@ -306,6 +306,28 @@ near "clamp: a reload lowering a voltage keeps what the old one owes" "$(dmc_ene
 kernel_ms 1000 4000 0 0
 expected=$(awk -v e="$expected" 'BEGIN { printf "%.6f", e + 400 * 0.49 / 800 * 2 }')
 near "clamp: the time after it is charged with the new voltage" "$(dmc_energy)" "$expected"
+# The kernel resets its own count (a driver reloaded): the time counted since weighs whole, and
+# goes on being charged once it passes the count before the reset.
+kernel_ms 0 1000 0 0
+expected=$(awk -v e="$expected" 'BEGIN { printf "%.6f", e + 400 * 0.49 / 800 * 1 }')
+near "clamp: a count the kernel reset itself weighs whole from there" "$(dmc_energy)" "$expected"
+kernel_ms 0 6000 0 0
+expected=$(awk -v e="$expected" 'BEGIN { printf "%.6f", e + 400 * 0.49 / 800 * 5 }')
+near "... and past the count it had before the reset" "$(dmc_energy)" "$expected"
+# A reload that changes the mode: the count goes on in the other mode (devfreqd's own clock in
+# govern mode, so it only has to be no lower).
+energy=$(dmc_energy)
+sed -i 's/^mode = clamp$/mode = govern\ngovernor = performance/' "$tmp/devfreqd.conf"
+mcall Reload
+not_below "energy across a reload from clamp to govern mode" "$energy" "$(dmc_energy)"
+energy=$(dmc_energy)
+clamp_conf 700mV
+mcall Reload
+not_below "energy across a reload from govern to clamp mode" "$energy" "$(dmc_energy)"
+energy=$(dmc_energy)
+kernel_ms 0 8000 0 0
+near "... after which the kernel's count is charged from where it was" "$(dmc_energy)" \
+        "$(awk -v e="$energy" 'BEGIN { printf "%.6f", e + 400 * 0.49 / 800 * 2 }')"
 dcall dmc ResetStatistics
 kernel_ms 0 1000 0 0 # what the fake kernel's reset would leave, and a second at 400 MHz since
 near "clamp: ResetStatistics starts it again from the kernel's new count" "$(dmc_energy)" \

@@ -222,40 +222,58 @@ START_TEST(test_energy_with_the_voltages_of_the_time) {
 }
 END_TEST
 
-/* A time in state counted elsewhere (clamp mode: the kernel's), charged with the voltages of the
- * time: a fold keeps what the voltages before it owe. */
+/* A time in state counted elsewhere (clamp mode: the kernel's), charged at each reading with the
+ * voltages in force then. */
 START_TEST(test_energy_of_a_time_in_state) {
         static const uint32_t high[] = { 1000000, 1000000, 1000000, 1000000 };
         static const uint32_t low[] = { 1000000, 1000000, 500000, 1000000 }; /* 400 MHz at 0.5 V */
+        static const uint32_t none[] = { 0, 0, 0, 0 };
         static const uint64_t freqs[] = { 400 * MHZ, 333 * MHZ, 800 * MHZ };
         uint64_t ms[] = { 2000, 5000, 1000 };
         struct df_stats_outside o = {};
         struct df_stats s;
 
         ck_assert_int_eq(df_stats_init(&s, four, 4, 0), 0);
-        ck_assert_double_eq_tol(df_stats_outside_energy(&o, &s, freqs, ms, 3), 0, 1e-12); /* no voltages */
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, NULL, NULL, 0), 0);
+        ck_assert_double_eq_tol(o.energy, 0, 1e-12);
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3), 0); /* no voltages: none */
+        ck_assert_double_eq_tol(o.energy, 0, 1e-12);
         ck_assert_int_eq(df_stats_set_voltages(&s, high), 0);
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3), 0);
+        ck_assert_double_eq_tol(o.energy, 0, 1e-12); /* that time was charged (with none) already */
+        df_stats_outside_done(&o);
         /* 2 s at half the top's power, 1 s at the top; 333 MHz is no point of the table. */
-        ck_assert_double_eq_tol(df_stats_outside_energy(&o, &s, freqs, ms, 3), 2.0, 1e-12);
-        ck_assert_double_eq_tol(df_stats_outside_energy(&o, &s, NULL, NULL, 0), 0, 1e-12);
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3), 0);
+        ck_assert_double_eq_tol(o.energy, 2.0, 1e-12);
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3), 0); /* the same reading again */
+        ck_assert_double_eq_tol(o.energy, 2.0, 1e-12);
 
-        /* The voltages change: what the old ones owe stays, the time after is charged anew. */
-        ck_assert_int_eq(df_stats_outside_fold(&o, &s, freqs, ms, 3), 0);
+        /* The voltages change: the time after is charged with the new ones. */
         ck_assert_int_eq(df_stats_set_voltages(&s, low), 0);
-        ck_assert_double_eq_tol(df_stats_outside_energy(&o, &s, freqs, ms, 3), 2.0, 1e-12);
         ms[0] += 4000; /* 4 s more at 400 MHz, now an eighth of the top's power */
-        ck_assert_double_eq_tol(df_stats_outside_energy(&o, &s, freqs, ms, 3), 2.5, 1e-12);
-        /* Without voltages now, nothing more is charged, and nothing is lost. */
-        ck_assert_int_eq(df_stats_outside_fold(&o, &s, freqs, ms, 3), 0);
-        ck_assert_int_eq(df_stats_set_voltages(&s, (const uint32_t[]){ 0, 0, 0, 0 }), 0);
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3), 0);
+        ck_assert_double_eq_tol(o.energy, 2.5, 1e-12);
+        /* Without voltages nothing more is charged, and nothing is lost. */
+        ck_assert_int_eq(df_stats_set_voltages(&s, none), 0);
         ms[2] += 1000;
-        ck_assert_double_eq_tol(df_stats_outside_energy(&o, &s, freqs, ms, 3), 2.5, 1e-12);
-        /* Counters reset elsewhere (a time below the fold's) count whole from there. */
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3), 0);
+        ck_assert_double_eq_tol(o.energy, 2.5, 1e-12);
+        /* The counters reset elsewhere: a time below the last reading's counts whole, and the next
+         * reading charges only what came after it. */
         ck_assert_int_eq(df_stats_set_voltages(&s, high), 0);
         ms[0] = 1000;
-        ck_assert_double_eq_tol(df_stats_outside_energy(&o, &s, freqs, ms, 3), 2.5 + 0.5 + 1.0, 1e-12);
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3), 0);
+        ck_assert_double_eq_tol(o.energy, 3.0, 1e-12);
+        ms[0] = 9000;
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3), 0);
+        ck_assert_double_eq_tol(o.energy, 7.0, 1e-12);
+        /* A count taken over: it goes on from a given energy, this time in state charged already. */
+        ck_assert_int_eq(df_stats_outside_start(&o, 10.0, freqs, ms, 3), 0);
+        ms[2] += 1000;
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3), 0);
+        ck_assert_double_eq_tol(o.energy, 11.0, 1e-12);
         df_stats_outside_done(&o);
-        ck_assert_double_eq_tol(df_stats_outside_energy(&o, &s, freqs, ms, 3), 0.5 + 2.0, 1e-12);
+        ck_assert_double_eq_tol(o.energy, 0, 1e-12);
         df_stats_done(&s);
 }
 END_TEST
