@@ -121,6 +121,8 @@ static void carry_governor(struct manager_device *d) {
 
 /* Phase two of attaching: the first writes (originals recorded just before), state, evaluation. */
 static int device_activate(struct manager_device *d) {
+        bool prepared, profile_governor;
+
         assert(d);
 
         restore_inherited(d->manager, d);
@@ -129,13 +131,16 @@ static int device_activate(struct manager_device *d) {
         d->node->dry_run = d->manager->dry_run;
         df_device_set_backend(d->dev, &df_node_backend_ops, d->node);
         df_device_set_event_handler(d->dev, device_event, d);
-        if (device_prepare(d) >= 0 && d->dev->mode == DF_MODE_CLAMP && d->spec->kernel_governor &&
-            !manager_profile_takes_kernel_governor(d->manager, d)) {
+        prepared = device_prepare(d) >= 0;
+        /* A profile that sets the kernel governor is the first one written, and stays over a reload. */
+        profile_governor = manager_profile_takes_kernel_governor(d->manager, d);
+
+        if (prepared && d->dev->mode == DF_MODE_CLAMP && d->spec->kernel_governor && !profile_governor) {
                 int r = manager_device_set_governor_kernel(d, d->spec->kernel_governor);
                 if (r < 0)
                         device_set_error(d, LOG_ERR, "%s", d->node->error[0] ? d->node->error : strerror(-r));
         }
-        (void) device_apply_state(d);
+        (void) device_apply_state(d, !profile_governor);
         manager_profile_settle(d->manager, d); /* before its first evaluation */
         carry_governor(d);
         (void) device_open_load(d);

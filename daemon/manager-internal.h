@@ -59,7 +59,9 @@ int manager_device_set_governor_kernel(struct manager_device *d, const char *nam
 int device_switch_governor(struct manager_device *d, const struct df_governor_ops *ops);
 
 /* manager-state.c: persisted choices */
-int device_apply_state(struct manager_device *d);
+/* `kernel_governor`: in clamp mode the saved kernel governor is written too (not while the active
+ * profile sets one). */
+int device_apply_state(struct manager_device *d, bool kernel_governor);
 /* The saved SetFrequency, under the userspace governor (a profile's too); kept under another one
  * for when userspace runs, forgotten when initial-frequency changed since. */
 void device_apply_saved_frequency(struct manager_device *d);

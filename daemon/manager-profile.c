@@ -207,7 +207,10 @@ apply_govern(struct manager_device *d, struct df_profile_decision *dec, const st
                 (void) df_governor_set_tunables(&d->dev->governor, values); /* fits: decided above */
 }
 
-static void apply_clamp(struct manager_device *d, const struct df_profile_decision *dec) {
+/* Clamp mode: the profile's kernel governor, or the device's own when it sets none. A reload
+ * (`reload`) is no switch: while the decision in force and the new one set the same governor, the
+ * one the kernel runs stays (a SetGovernor over the profile's included). */
+static void apply_clamp(struct manager_device *d, const struct df_profile_decision *dec, bool reload) {
         const struct state_choice *c = state_get(d->manager->state, d->name, "governor");
         char current[DF_ATTR_VALUE_MAX] = "";
         const char *target;
@@ -216,6 +219,8 @@ static void apply_clamp(struct manager_device *d, const struct df_profile_decisi
         if (dec->governor_set) {
                 if (!d->kernel_base[0])
                         snprintf(d->kernel_base, sizeof(d->kernel_base), "%s", current);
+                if (reload && d->profile.governor_set && streq(d->profile.kernel_governor, dec->kernel_governor))
+                        return;
                 target = dec->kernel_governor;
         } else if (d->kernel_base[0]) {
                 target = c ? c->value : d->spec->kernel_governor ?: d->kernel_base;
@@ -238,7 +243,7 @@ apply(struct manager *m, struct manager_device *d, struct df_profile_decision *d
         if (d->dev->mode == DF_MODE_GOVERN)
                 apply_govern(d, dec, reload ? &d->dev->governor : NULL);
         else
-                apply_clamp(d, dec);
+                apply_clamp(d, dec, reload);
         d->profile = *dec; /* what applied: a SetGovernor or SetTunable of the rest persists */
         if (skips->n_skipped > 0)
                 log_debug("%s: %u '*' lines do not apply here (%s)", d->name, skips->n_skipped, skips->skipped);
@@ -302,7 +307,7 @@ void manager_profile_settle(struct manager *m, struct manager_device *d) {
         if (d->dev->mode == DF_MODE_GOVERN)
                 apply_govern(d, &x.dec, d->before_reload ?: &d->dev->governor);
         else if (x.dec.governor_set)
-                apply_clamp(d, &x.dec);
+                apply_clamp(d, &x.dec, d->before_reload != NULL);
         else
                 return;
         d->profile = x.dec;

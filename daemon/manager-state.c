@@ -20,7 +20,9 @@ static void forget_at(struct state *s, const char *device, const char *key, size
                 (*i)--; /* wraps at 0, and the loop's ++ brings it back */
 }
 
-static void apply_saved_governor(struct manager_device *d, struct state *s) {
+/* `write_kernel`: clamp mode writes the saved kernel governor (not while a profile sets one: it
+ * stays saved for when the profile is left). */
+static void apply_saved_governor(struct manager_device *d, struct state *s, bool write_kernel) {
         char config[DF_ATTR_VALUE_MAX + 16];
         const struct state_choice *c = state_get(s, d->name, "governor");
 
@@ -33,7 +35,7 @@ static void apply_saved_governor(struct manager_device *d, struct state *s) {
                 (void) state_forget(s, d->name, "tunable:");
                 (void) state_forget(s, d->name, "frequency");
         } else if (d->dev->mode == DF_MODE_CLAMP) {
-                if (df_node_set_kernel_governor(d->node, c->value) < 0)
+                if (write_kernel && df_node_set_kernel_governor(d->node, c->value) < 0)
                         log_warning("%s: cannot restore the saved kernel governor %s", d->name, c->value);
         } else {
                 const struct df_governor_ops *ops = df_governor_find(c->value);
@@ -137,12 +139,12 @@ static void apply_saved_points(struct manager_device *d, struct state *s) {
 }
 
 /* Persisted choices: applied unless the configuration's value for the key changed since. */
-int device_apply_state(struct manager_device *d) {
+int device_apply_state(struct manager_device *d, bool kernel_governor) {
         struct state *s = d->manager->state;
 
         assert(d);
 
-        apply_saved_governor(d, s);
+        apply_saved_governor(d, s, kernel_governor);
         apply_saved_tunables(d, s);
         device_apply_saved_frequency(d);
         apply_saved_points(d, s);

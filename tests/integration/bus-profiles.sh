@@ -388,4 +388,35 @@ is "leaving the profile writes the configured governor" \
 stop_daemon
 is "the original governor is back at exit" "$(kread $dmc/governor)" "simple_ondemand"
 
+# A kernel governor saved outside any profile (performance, which the fake kernel runs at the top
+# at once, counted in trans_stat) is not written while the profile sets its own, at start or at a
+# reload; a SetGovernor over the profile's stays over a reload; leaving the profile brings the
+# saved one back.
+sed -i -e 's/^governor = performance$/governor = simple_ondemand/' -e '/^default-profile = cool$/d' \
+        "$tmp/devfreqd.conf"
+start_daemon
+dcall dmc SetGovernor s performance
+check "SetGovernor with no profile active is saved" grep -q $'^dmc\tgovernor\tperformance\t' "$tmp/state/state"
+stop_daemon
+sed -i 's/^follow-power-profiles = no$/&\ndefault-profile = cool/' "$tmp/devfreqd.conf"
+kwrite "$dmc/governor" powersave # the kernel at 200 MHz, back under its own governor
+kwrite "$dmc/governor" simple_ondemand
+kwrite "$dmc/trans_stat" 0
+ktotal() { sed -n 's/^Total transition *: *//p' "$root$dmc/trans_stat"; }
+start_daemon
+is "a start under cool with another governor saved: the kernel never left 200 MHz" \
+        "$(ktotal) $(kread $dmc/governor)" "0 powersave"
+mcall Reload
+is "... nor at a Reload" "$(ktotal) $(kread $dmc/governor)" "0 powersave"
+dcall dmc SetGovernor s performance
+mcall Reload
+is "a Reload keeps a SetGovernor over the profile's governor" "$(kread $dmc/governor) $(dget dmc Governor)" \
+        "performance performance"
+mcall SetProfile s ''
+mcall SetProfile s cool
+mcall SetProfile s ''
+is "leaving the profile brings the saved governor back" "$(kread $dmc/governor) $(dget dmc Governor)" \
+        "performance performance"
+stop_daemon
+
 tap_done
