@@ -414,7 +414,8 @@ static void choose(struct manager *m, const char *name, enum manager_profile_sou
 static int choose_desktop(struct manager *m) {
         _cleanup_free_ char *name = NULL;
 
-        if (!m->config->follow_power_profiles || !m->desktop_profile ||
+        /* With no profile configured every answer means none: no round trip to wait for. */
+        if (!m->config->follow_power_profiles || m->config->n_profiles == 0 || !m->desktop_profile ||
             m->desktop_profile(m->desktop_profile_userdata, &name) <= 0)
                 return 0;
         if (df_config_find_profile(m->config, name)) {
