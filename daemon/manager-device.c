@@ -530,7 +530,7 @@ double manager_device_energy(struct manager_device *d) {
         /* The kernel keeps the time in state: each reading charges what it counted since the last
          * one with the voltages in force. */
         if (manager_device_get_statistics(d, &freqs, &ms, &trans, &n, &total) >= 0 &&
-            df_stats_outside_update(&d->kernel_energy, s, freqs, ms, n) < 0)
+            df_stats_outside_update(&d->kernel_energy, s, freqs, ms, n, total) < 0)
                 log_oom();
         return d->kernel_energy.energy;
 }
@@ -548,8 +548,8 @@ void manager_device_continue_energy(struct manager_device *d, double energy) {
         }
         df_stats_outside_done(&d->kernel_energy);
         if (manager_device_get_statistics(d, &freqs, &ms, &trans, &n, &total) < 0)
-                n = 0; /* then the kernel's count is taken whole at the next reading */
-        if (df_stats_outside_start(&d->kernel_energy, energy, freqs, ms, n) < 0)
+                n = total = 0; /* then the kernel's count is taken whole at the next reading */
+        if (df_stats_outside_start(&d->kernel_energy, energy, freqs, ms, n, total) < 0)
                 log_oom();
 }
 

@@ -4,6 +4,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +105,8 @@ static uint64_t last_ms(const struct df_stats_outside *o, size_t k, uint64_t fre
 }
 
 int df_stats_outside_start(
-        struct df_stats_outside *o, double energy, const uint64_t *freqs, const uint64_t *time_ms, size_t n) {
+        struct df_stats_outside *o, double energy, const uint64_t *freqs, const uint64_t *time_ms, size_t n,
+        uint64_t total) {
         _cleanup_free_ uint64_t *f = NULL, *t = NULL;
 
         assert(o);
@@ -125,12 +127,14 @@ int df_stats_outside_start(
         o->freqs = TAKE_PTR(f);
         o->time_ms = TAKE_PTR(t);
         o->n = n;
+        o->total = total;
         return 0;
 }
 
 int df_stats_outside_update(
         struct df_stats_outside *o, const struct df_stats *s, const uint64_t *freqs, const uint64_t *time_ms,
-        size_t n) {
+        size_t n, uint64_t total) {
+        bool reset = total < o->total;
         double sum = 0;
 
         assert(o);
@@ -138,14 +142,17 @@ int df_stats_outside_update(
         assert(freqs || n == 0);
         assert(time_ms || n == 0);
 
+        /* A reset zeroes every count at once: one lower count, or fewer transitions, means all of
+         * them start afresh. */
+        for (size_t k = 0; k < n && !reset; k++)
+                reset = time_ms[k] < last_ms(o, k, freqs[k]);
         for (size_t k = 0; s->weight && k < n; k++) {
                 int i = stats_index(s, freqs[k]);
-                uint64_t last = last_ms(o, k, freqs[k]);
+                uint64_t last = reset ? 0 : last_ms(o, k, freqs[k]);
                 if (i >= 0)
-                        sum += (double) (time_ms[k] >= last ? time_ms[k] - last : time_ms[k]) / 1e3 *
-                                s->weight[i];
+                        sum += (double) (time_ms[k] - last) / 1e3 * s->weight[i];
         }
-        return df_stats_outside_start(o, o->energy + sum, freqs, time_ms, n);
+        return df_stats_outside_start(o, o->energy + sum, freqs, time_ms, n, total);
 }
 
 void df_stats_outside_done(struct df_stats_outside *o) {

@@ -49,17 +49,20 @@ struct df_stats_outside {
         double energy;
         uint64_t *freqs, *time_ms;
         size_t n;
+        uint64_t total; /* transitions at the last reading */
 };
 
-/* A reading: the time since the last one is charged with the voltages of `s` (a frequency `s` does
- * not hold counts none; a time below the last one's was counted afresh, the counters reset, and
- * counts whole) and becomes the new last one. -ENOMEM changes nothing. */
+/* A reading (`total`: its transitions): the time since the last one is charged with the voltages of
+ * `s` and becomes the new last one. A frequency `s` does not hold counts none; a time or a total
+ * below the last one's means the counters were reset, and then every time of the reading counts
+ * whole. -ENOMEM changes nothing. */
 int df_stats_outside_update(
         struct df_stats_outside *o, const struct df_stats *s, const uint64_t *freqs, const uint64_t *time_ms,
-        size_t n);
-/* Goes on from `energy`, with this time in state charged already (a count taken over). */
+        size_t n, uint64_t total);
+/* Goes on from `energy`, with this reading charged already (a count taken over). */
 int df_stats_outside_start(
-        struct df_stats_outside *o, double energy, const uint64_t *freqs, const uint64_t *time_ms, size_t n);
+        struct df_stats_outside *o, double energy, const uint64_t *freqs, const uint64_t *time_ms, size_t n,
+        uint64_t total);
 /* Frees and zeroes: the counters were reset, nothing is owed. */
 void df_stats_outside_done(struct df_stats_outside *o);
 

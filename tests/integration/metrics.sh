@@ -275,7 +275,8 @@ opp = 666MHz 900mV
 opp = 800MHz 1000mV
 EOF
 }
-# kernel_ms MS_200 MS_400 MS_666 MS_800: the fake kernel's trans_stat with these times in state.
+# kernel_ms MS_200 MS_400 MS_666 MS_800 [TOTAL]: the fake kernel's trans_stat with these times in
+# state (and TOTAL transitions, 30 by default).
 kernel_ms() {
         printf '%s\n' "     From  :   To" \
                 "           : 200000000 400000000 666000000 800000000   time(ms)" \
@@ -283,7 +284,7 @@ kernel_ms() {
                 "  400000000:         2         0         3         1 $(printf %9s "$2")" \
                 "* 666000000:         4         2         0         3 $(printf %9s "$3")" \
                 "  800000000:         1         4         2         0 $(printf %9s "$4")" \
-                "Total transition : 30" >"$root$dmc/trans_stat"
+                "Total transition : ${5:-30}" >"$root$dmc/trans_stat"
 }
 # near WHAT GOT EXPECTED: equal to the microsecond the bus counts in (the float's last digit aside)
 near() {
@@ -314,6 +315,10 @@ near "clamp: a count the kernel reset itself weighs whole from there" "$(dmc_ene
 kernel_ms 0 6000 0 0
 expected=$(awk -v e="$expected" 'BEGIN { printf "%.6f", e + 400 * 0.49 / 800 * 5 }')
 near "... and past the count it had before the reset" "$(dmc_energy)" "$expected"
+kernel_ms 0 7000 0 0 3 # reset again, then 7 s at 400 MHz: only the total shows the reset
+expected=$(awk -v e="$expected" 'BEGIN { printf "%.6f", e + 400 * 0.49 / 800 * 7 }')
+near "a reset only the transition total shows: the whole count is charged" "$(dmc_energy)" "$expected"
+kernel_ms 0 7000 0 0 # the total back at 30: counted on from there, so nothing more yet
 # A reload that changes the mode: the count goes on in the other mode (devfreqd's own clock in
 # govern mode, so it only has to be no lower).
 energy=$(dmc_energy)
@@ -324,9 +329,10 @@ energy=$(dmc_energy)
 clamp_conf 700mV
 mcall Reload
 not_below "energy across a reload from govern to clamp mode" "$energy" "$(dmc_energy)"
+kernel_ms 0 7000 0 0 # the fake kernel kept trans_stat itself meanwhile: a count of ours again
 energy=$(dmc_energy)
-kernel_ms 0 8000 0 0
-near "... after which the kernel's count is charged from where it was" "$(dmc_energy)" \
+kernel_ms 0 9000 0 0
+near "... after which the kernel's count is charged on from each reading" "$(dmc_energy)" \
         "$(awk -v e="$energy" 'BEGIN { printf "%.6f", e + 400 * 0.49 / 800 * 2 }')"
 dcall dmc ResetStatistics
 kernel_ms 0 1000 0 0 # what the fake kernel's reset would leave, and a second at 400 MHz since

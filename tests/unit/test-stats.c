@@ -234,44 +234,52 @@ START_TEST(test_energy_of_a_time_in_state) {
         struct df_stats s;
 
         ck_assert_int_eq(df_stats_init(&s, four, 4, 0), 0);
-        ck_assert_int_eq(df_stats_outside_update(&o, &s, NULL, NULL, 0), 0);
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, NULL, NULL, 0, 30), 0);
         ck_assert_double_eq_tol(o.energy, 0, 1e-12);
-        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3), 0); /* no voltages: none */
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3, 30), 0); /* no voltages: none */
         ck_assert_double_eq_tol(o.energy, 0, 1e-12);
         ck_assert_int_eq(df_stats_set_voltages(&s, high), 0);
-        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3), 0);
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3, 30), 0);
         ck_assert_double_eq_tol(o.energy, 0, 1e-12); /* that time was charged (with none) already */
         df_stats_outside_done(&o);
         /* 2 s at half the top's power, 1 s at the top; 333 MHz is no point of the table. */
-        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3), 0);
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3, 30), 0);
         ck_assert_double_eq_tol(o.energy, 2.0, 1e-12);
-        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3), 0); /* the same reading again */
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3, 30), 0); /* the same reading again */
         ck_assert_double_eq_tol(o.energy, 2.0, 1e-12);
 
         /* The voltages change: the time after is charged with the new ones. */
         ck_assert_int_eq(df_stats_set_voltages(&s, low), 0);
         ms[0] += 4000; /* 4 s more at 400 MHz, now an eighth of the top's power */
-        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3), 0);
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3, 30), 0);
         ck_assert_double_eq_tol(o.energy, 2.5, 1e-12);
         /* Without voltages nothing more is charged, and nothing is lost. */
         ck_assert_int_eq(df_stats_set_voltages(&s, none), 0);
         ms[2] += 1000;
-        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3), 0);
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3, 30), 0);
         ck_assert_double_eq_tol(o.energy, 2.5, 1e-12);
-        /* The counters reset elsewhere: a time below the last reading's counts whole, and the next
+        /* The counters reset elsewhere: every time of the reading counts whole, also one that has
+         * grown past its count before the reset (800 MHz: 2000 ms before, 3000 since), and the next
          * reading charges only what came after it. */
         ck_assert_int_eq(df_stats_set_voltages(&s, high), 0);
         ms[0] = 1000;
-        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3), 0);
-        ck_assert_double_eq_tol(o.energy, 3.0, 1e-12);
+        ms[1] = 0;
+        ms[2] = 3000;
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3, 30), 0);
+        ck_assert_double_eq_tol(o.energy, 2.5 + 0.5 + 3.0, 1e-12);
         ms[0] = 9000;
-        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3), 0);
-        ck_assert_double_eq_tol(o.energy, 7.0, 1e-12);
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3, 30), 0);
+        ck_assert_double_eq_tol(o.energy, 6.0 + 4.0, 1e-12);
         /* A count taken over: it goes on from a given energy, this time in state charged already. */
-        ck_assert_int_eq(df_stats_outside_start(&o, 10.0, freqs, ms, 3), 0);
+        /* A reset no time shows (each grew past its count before it): fewer transitions say it,
+         * and every time counts whole (9 s at half the top's power, 4 s at the top). */
+        ms[2] = 4000;
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3, 2), 0);
+        ck_assert_double_eq_tol(o.energy, 10.0 + 4.5 + 4.0, 1e-12);
+        ck_assert_int_eq(df_stats_outside_start(&o, 20.0, freqs, ms, 3, 2), 0);
         ms[2] += 1000;
-        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3), 0);
-        ck_assert_double_eq_tol(o.energy, 11.0, 1e-12);
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3, 3), 0);
+        ck_assert_double_eq_tol(o.energy, 21.0, 1e-12);
         df_stats_outside_done(&o);
         ck_assert_double_eq_tol(o.energy, 0, 1e-12);
         df_stats_done(&s);
