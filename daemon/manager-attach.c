@@ -132,10 +132,12 @@ static int device_activate(struct manager_device *d) {
         df_device_set_backend(d->dev, &df_node_backend_ops, d->node);
         df_device_set_event_handler(d->dev, device_event, d);
         prepared = device_prepare(d) >= 0;
-        /* A profile that sets the kernel governor is the first one written, and stays over a reload. */
+        /* In clamp mode one kernel governor is written: the profile's (kept over a reload), else a
+         * saved one, else the configured one. */
         profile_governor = manager_profile_takes_kernel_governor(d->manager, d);
 
-        if (prepared && d->dev->mode == DF_MODE_CLAMP && d->spec->kernel_governor && !profile_governor) {
+        if (prepared && d->dev->mode == DF_MODE_CLAMP && d->spec->kernel_governor && !profile_governor &&
+            !device_saved_governor_applies(d)) {
                 int r = manager_device_set_governor_kernel(d, d->spec->kernel_governor);
                 if (r < 0)
                         device_set_error(d, LOG_ERR, "%s", d->node->error[0] ? d->node->error : strerror(-r));

@@ -62,6 +62,9 @@ int device_switch_governor(struct manager_device *d, const struct df_governor_op
 /* `kernel_governor`: in clamp mode the saved kernel governor is written too (not while the active
  * profile sets one). */
 int device_apply_state(struct manager_device *d, bool kernel_governor);
+/* Whether a saved governor choice applies (made under the configuration in force): then it is
+ * the governor written at activation, not the configured one first. */
+bool device_saved_governor_applies(struct manager_device *d);
 /* The saved SetFrequency, under the userspace governor (a profile's too); kept under another one
  * for when userspace runs, forgotten when initial-frequency changed since. */
 void device_apply_saved_frequency(struct manager_device *d);

@@ -20,8 +20,20 @@ static void forget_at(struct state *s, const char *device, const char *key, size
                 (*i)--; /* wraps at 0, and the loop's ++ brings it back */
 }
 
+bool device_saved_governor_applies(struct manager_device *d) {
+        char config[DF_ATTR_VALUE_MAX + 16];
+        const struct state_choice *c = state_get(d->manager->state, d->name, "governor");
+
+        assert(d);
+
+        if (!c)
+                return false;
+        df_spec_config_governor(d->spec, config, sizeof(config));
+        return streq(c->config, config);
+}
+
 /* `write_kernel`: clamp mode writes the saved kernel governor (not while a profile sets one: it
- * stays saved for when the profile is left). */
+ * stays saved for when the profile is left), or the configured one when the kernel refuses it. */
 static void apply_saved_governor(struct manager_device *d, struct state *s, bool write_kernel) {
         char config[DF_ATTR_VALUE_MAX + 16];
         const struct state_choice *c = state_get(s, d->name, "governor");
@@ -35,8 +47,11 @@ static void apply_saved_governor(struct manager_device *d, struct state *s, bool
                 (void) state_forget(s, d->name, "tunable:");
                 (void) state_forget(s, d->name, "frequency");
         } else if (d->dev->mode == DF_MODE_CLAMP) {
-                if (write_kernel && df_node_set_kernel_governor(d->node, c->value) < 0)
+                if (write_kernel && df_node_set_kernel_governor(d->node, c->value) < 0) {
                         log_warning("%s: cannot restore the saved kernel governor %s", d->name, c->value);
+                        if (d->spec->kernel_governor)
+                                (void) manager_device_set_governor_kernel(d, d->spec->kernel_governor);
+                }
         } else {
                 const struct df_governor_ops *ops = df_governor_find(c->value);
                 if (!ops || (ops != d->dev->governor.ops && device_switch_governor(d, ops) < 0))

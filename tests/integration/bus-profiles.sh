@@ -419,4 +419,24 @@ is "leaving the profile brings the saved governor back" "$(kread $dmc/governor) 
         "performance performance"
 stop_daemon
 
+# With no profile active, the saved governor is the one written at a start and at a reload, not the
+# configured one first (each write of the configured one is logged); so too at a reload that
+# removes the active profile.
+sed -i '/^default-profile = cool$/d' "$tmp/devfreqd.conf"
+kwrite "$dmc/governor" powersave
+governor_writes() { log_since | grep -o 'dmc: kernel governor set to .*' | tr '\n' ';'; }
+since=$(wc -l <"$daemon_log")
+start_daemon
+is "a start with a governor saved writes that one only" "$(kread $dmc/governor) $(governor_writes)" "performance "
+since=$(wc -l <"$daemon_log")
+mcall Reload
+is "... and so does a Reload" "$(kread $dmc/governor) $(governor_writes)" "performance "
+mcall SetProfile s cool
+sed -i '/^\[profile cool\]$/,$d' "$tmp/devfreqd.conf"
+since=$(wc -l <"$daemon_log")
+mcall Reload
+is "a Reload removing the active profile: the saved governor, not the configured one in between" \
+        "$(mget ActiveProfile) $(kread $dmc/governor) $(governor_writes)" " performance "
+stop_daemon
+
 tap_done
