@@ -357,9 +357,20 @@ static void changed(struct manager *m) {
                 m->listener->profile_changed(m, m->listener_userdata);
 }
 
-static int switch_to(struct manager *m, const char *name, enum manager_profile_source source, bool save) {
+/* Make `name` the active profile for `source` without applying it (NULL or "": none). -ENOMEM
+ * changes nothing. */
+static int choose(struct manager *m, const char *name, enum manager_profile_source source) {
         char *copy = NULL;
 
+        if (name && *name && !(copy = strdup(name)))
+                return log_oom();
+        free(m->profile);
+        m->profile = copy;
+        m->profile_source = copy ? source : PROFILE_SOURCE_NONE;
+        return 0;
+}
+
+static int switch_to(struct manager *m, const char *name, enum manager_profile_source source, bool save) {
         if (name && !*name)
                 name = NULL;
         if (name && !df_config_find_profile(m->config, name))
@@ -375,11 +386,8 @@ static int switch_to(struct manager *m, const char *name, enum manager_profile_s
                 }
                 return 0;
         }
-        if (name && !(copy = strdup(name)))
-                return log_oom();
-        free(m->profile);
-        m->profile = copy;
-        m->profile_source = name ? source : PROFILE_SOURCE_NONE;
+        if (choose(m, name, source) < 0)
+                return -ENOMEM;
         log_info(
                 "Profile %s is active%s%s%s", name ?: "(none)", name ? " (" : "",
                 manager_profile_source_to_string(m->profile_source), name ? ")" : "");
@@ -394,21 +402,6 @@ int manager_set_profile(struct manager *m, const char *name, enum manager_profil
         return switch_to(m, name, source, source == PROFILE_SOURCE_CLIENT);
 }
 
-/* Make `name` the active profile without applying it (NULL: none). */
-static void choose(struct manager *m, const char *name, enum manager_profile_source source) {
-        free(m->profile);
-        m->profile = NULL;
-        m->profile_source = PROFILE_SOURCE_NONE;
-        if (!name || !*name)
-                return;
-        m->profile = strdup(name);
-        if (!m->profile) {
-                log_oom();
-                return;
-        }
-        m->profile_source = source;
-}
-
 /* power-profiles-daemon's profile at start: 1 when it decided (a profile, or none for a name with no
  * profile here), 0 when it is not followed or not there. */
 static int choose_desktop(struct manager *m) {
@@ -419,11 +412,11 @@ static int choose_desktop(struct manager *m) {
             m->desktop_profile(m->desktop_profile_userdata, &name) <= 0)
                 return 0;
         if (df_config_find_profile(m->config, name)) {
-                choose(m, name, PROFILE_SOURCE_POWER_PROFILES);
+                (void) choose(m, name, PROFILE_SOURCE_POWER_PROFILES);
                 return 1;
         }
         log_info("power-profiles-daemon's profile is %s, which names no profile here", name);
-        choose(m, NULL, PROFILE_SOURCE_NONE);
+        (void) choose(m, NULL, PROFILE_SOURCE_NONE);
         return 1;
 }
 
@@ -439,14 +432,14 @@ void manager_profile_choose(struct manager *m) {
         c = state_get(m->state, STATE_DEVICE, STATE_KEY);
         if (c && streq(c->config, config) && c->value[0] == '=' &&
             (!c->value[1] || df_config_find_profile(m->config, c->value + 1))) {
-                choose(m, c->value + 1, PROFILE_SOURCE_CLIENT);
+                (void) choose(m, c->value + 1, PROFILE_SOURCE_CLIENT);
                 return;
         }
         if (c) {
                 log_info("The configured default-profile changed; forgetting the saved profile %s", c->value + 1);
                 (void) state_forget(m->state, STATE_DEVICE, STATE_KEY);
         }
-        choose(m, m->config->default_profile, PROFILE_SOURCE_DEFAULT);
+        (void) choose(m, m->config->default_profile, PROFILE_SOURCE_DEFAULT);
 }
 
 void manager_profile_start(struct manager *m) {
@@ -466,9 +459,7 @@ void manager_profile_reload(struct manager *m) {
                 return;
         if (!df_config_find_profile(m->config, m->profile)) {
                 log_warning("The active profile %s is no longer configured; no profile is active", m->profile);
-                free(m->profile);
-                m->profile = NULL;
-                m->profile_source = PROFILE_SOURCE_NONE;
+                (void) choose(m, NULL, PROFILE_SOURCE_NONE);
                 apply_all(m, false);
                 changed(m);
                 return;

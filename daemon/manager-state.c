@@ -35,13 +35,11 @@ bool device_saved_governor_applies(struct manager_device *d) {
 /* `write_kernel`: clamp mode writes the saved kernel governor (not while a profile sets one: it
  * stays saved for when the profile is left), or the configured one when the kernel refuses it. */
 static void apply_saved_governor(struct manager_device *d, struct state *s, bool write_kernel) {
-        char config[DF_ATTR_VALUE_MAX + 16];
         const struct state_choice *c = state_get(s, d->name, "governor");
 
         if (!c)
                 return;
-        df_spec_config_governor(d->spec, config, sizeof(config));
-        if (!streq(c->config, config)) {
+        if (!device_saved_governor_applies(d)) {
                 log_info("%s: the configured governor changed; forgetting the saved choice %s", d->name, c->value);
                 (void) state_forget(s, d->name, "governor");
                 (void) state_forget(s, d->name, "tunable:");
