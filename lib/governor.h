@@ -117,6 +117,7 @@ struct df_governor {
                         bool in_spike;       /* the last sample was a spike */
                         bool sizing;         /* the last spike saturated: the next sample sizes it */
                         uint64_t spike_at;   /* the frequency a saturated spike ran at */
+                        uint64_t spike_base; /* the need before it: its next sample's new work */
                         uint64_t spike_need; /* the demand of the last spike, Hz */
                 } energy_aware;
         } state;

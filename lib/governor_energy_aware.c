@@ -162,16 +162,19 @@ static uint64_t level_up(const struct df_governor_input *in, uint64_t current, b
  * Spikes at a fixed period. A spike is a saturated sample or one whose demand passes SPIKE_PERCENT
  * of the last need; when two spikes in a row came the same number of samples apart (give or take
  * one), the next is expected as many samples after the last. The demand of a saturated spike is
- * unknown: the frequency it ran at plus what the next sample shows above the estimate, or
- * the top if that one saturates too. Returns the demand to be ready for in the next window, or 0.
+ * unknown: the frequency it ran at plus the work it left over, or the top if the next sample
+ * saturates too. The next sample shows that work above the need the spike came after (its new
+ * work is the usual kind). Returns the demand to be ready for in the next window, or 0.
  */
 static uint64_t
 expected_spike(struct df_governor *g, bool spike, bool saturated, uint64_t demand, uint64_t current) {
         if (S(g).sizing) {
                 S(g).sizing = false;
-                S(g).spike_need = saturated ? UINT64_MAX :
-                                              current + (demand > S(g).estimate ? demand - S(g).estimate : 0);
-                S(g).spike_need = MAX(S(g).spike_need, S(g).spike_at);
+                S(g).spike_need = saturated ?
+                        UINT64_MAX :
+                        saturate(
+                                (unsigned __int128) S(g).spike_at +
+                                (demand > S(g).spike_base ? demand - S(g).spike_base : 0));
         }
         if (spike && !S(g).in_spike) {
                 uint32_t interval = S(g).samples - S(g).last_spike;
@@ -182,6 +185,7 @@ expected_spike(struct df_governor *g, bool spike, bool saturated, uint64_t deman
                 S(g).last_spike = S(g).samples;
                 S(g).spike_need = saturated ? current : demand;
                 S(g).spike_at = current;
+                S(g).spike_base = S(g).last_need;
                 S(g).sizing = saturated;
         }
         S(g).in_spike = spike;

@@ -169,6 +169,48 @@ static const struct rule_case cases[] = {
             { 20, 400 * MHZ, 200 * MHZ },
             { 20, 400 * MHZ, 200 * MHZ },
             { 20, 400 * MHZ, 400 * MHZ } } },
+        /* 80 MHz of demand; every fourth sample saturates 100 MHz and leaves 120 MHz of work,
+         * which the next sample shows at 800 MHz: 25 %, 200 MHz. The estimate after it: 170 MHz
+         * (200), then 107 (200), 88 MHz (100). From the third spike the rhythm is known, and the
+         * spike is sized at the 100 MHz it ran plus the 200 - 88 MHz its next sample showed
+         * above the need before it: 212 MHz (235.4: 400 MHz), where the frequency that next
+         * sample ran at would have sized it past the top. */
+        { "a saturated spike that comes back is met at its own size",
+          pts,
+          NONE,
+          {},
+          { { 20, 400 * MHZ, 100 * MHZ },
+            { 100, 100 * MHZ, MAXF },
+            { 25, 800 * MHZ, 200 * MHZ },
+            { 40, 200 * MHZ, 200 * MHZ },
+            { 40, 200 * MHZ, 100 * MHZ },
+            { 100, 100 * MHZ, MAXF },
+            { 25, 800 * MHZ, 200 * MHZ },
+            { 40, 200 * MHZ, 200 * MHZ },
+            { 40, 200 * MHZ, 100 * MHZ },
+            { 100, 100 * MHZ, MAXF },
+            { 25, 800 * MHZ, 200 * MHZ },
+            { 40, 200 * MHZ, 200 * MHZ },
+            { 40, 200 * MHZ, 400 * MHZ } } },
+        /* The same with a spike whose leftover saturates the next sample too: its size is
+         * unknown, and the rhythm's spike is met at the top of the range. */
+        { "a saturated spike of unknown size is met at the top",
+          pts,
+          NONE,
+          {},
+          { { 20, 400 * MHZ, 100 * MHZ },
+            { 100, 100 * MHZ, MAXF },
+            { 25, 800 * MHZ, 200 * MHZ },
+            { 40, 200 * MHZ, 200 * MHZ },
+            { 40, 200 * MHZ, 100 * MHZ },
+            { 100, 100 * MHZ, MAXF },
+            { 25, 800 * MHZ, 200 * MHZ },
+            { 40, 200 * MHZ, 200 * MHZ },
+            { 40, 200 * MHZ, 100 * MHZ },
+            { 100, 100 * MHZ, MAXF },
+            { 100, 200 * MHZ, MAXF },
+            { 10, 800 * MHZ, 200 * MHZ },
+            { 40, 200 * MHZ, 800 * MHZ } } },
 };
 
 static void run_case(const struct rule_case *c) {
