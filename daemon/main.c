@@ -265,8 +265,8 @@ static int run(int argc, char *argv[]) {
 
 finish:
         sd_device_monitor_unref(ctx.hotplug);
-        if (ctx.manager)
-                (void) manager_restore_all(ctx.manager);
+        if (ctx.manager && manager_restore_all(ctx.manager) < 0)
+                code = EXIT_FAILURE; /* systemd shows the stop failed; the records wait for --restore */
         bus_free(ctx.bus);
         manager_free(ctx.manager);
         sd_event_unref(ctx.event);

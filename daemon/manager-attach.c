@@ -200,17 +200,17 @@ void activate_all(struct manager *m, struct manager_device **fresh, size_t n_fre
 }
 
 /* Written back and forgotten; `save`: the file is saved now, else the caller saves once for many. */
-void restore_device(struct manager *m, struct manager_device *d, bool save) {
+int restore_device(struct manager *m, struct manager_device *d, bool save) {
         const struct originals_entry *e;
         const struct df_originals *o;
         struct df_originals polite;
         int r;
 
         if (m->dry_run)
-                return;
+                return 0;
         e = originals_entry(m->originals, d->node->path);
         if (!e)
-                return;
+                return 0;
         o = &e->values;
         /* Sharing the limits, the ones to leave are those found last: another writer's since. Not
          * for a record a crashed run left: what was found then is that run's own limits. */
@@ -226,7 +226,7 @@ void restore_device(struct manager *m, struct manager_device *d, bool save) {
                 log_error_errno(
                         r, "%s: restoring the original settings of %s failed: %s", d->name, d->node->path,
                         d->node->error[0] ? d->node->error : strerror(-r));
-                return;
+                return r;
         }
         if (r == -EBADMSG)
                 log_warning("%s: ignoring its record of original settings: %s", d->name, d->node->error);
@@ -238,13 +238,14 @@ void restore_device(struct manager *m, struct manager_device *d, bool save) {
                 (void) originals_remove(m->originals, d->node->path);
         else
                 (void) originals_forget(m->originals, d->node->path);
+        return 0;
 }
 
 void remove_device(struct manager *m, struct manager_device *d, bool restore) {
         if (m->listener && m->listener->device_removing)
                 m->listener->device_removing(m, d, m->listener_userdata);
         if (restore)
-                restore_device(m, d, true);
+                (void) restore_device(m, d, true);
         else if (!m->dry_run)
                 (void) originals_remove(m->originals, d->node->path); /* gone with its directory */
         device_free(d);
@@ -271,7 +272,8 @@ void keep_device(struct manager *m, struct manager_device *old, struct manager_d
         double energy = manager_device_energy(old);
 
         if (mode_changed)
-                restore_device(m, old, true); /* give the kernel its own settings back before the new mode */
+                (void) restore_device(
+                        m, old, true); /* give the kernel its own settings back before the new mode */
         if (!df_spec_equal(old->spec, fresh->spec))
                 log_info("%s: its configuration changed", old->name);
 

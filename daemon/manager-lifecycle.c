@@ -334,15 +334,25 @@ int manager_reload(struct manager *m, char **ret_error) {
 }
 
 int manager_restore_all(struct manager *m) {
+        size_t failed = 0;
+
         assert(m);
 
         for (size_t i = 0; i < m->n_groups; i++)
                 (void) sd_event_source_set_enabled(m->groups[i]->timer, SD_EVENT_OFF);
         for (size_t i = 0; i < m->n_devices; i++)
-                restore_device(m, m->devices[i], false);
+                if (restore_device(m, m->devices[i], false) < 0)
+                        failed++;
+        /* Once for all: each save rewrites the file. One that fails leaves records of nodes
+         * written back already; the next start writes the same originals again. */
         if (!m->dry_run)
-                (void) originals_save(m->originals); /* once for all: each save rewrites the file */
-        return 0;
+                (void) originals_save(m->originals);
+        if (failed == 0)
+                return 0;
+        return log_error_errno(
+                EIO,
+                "%zu of %zu devices kept devfreqd's settings; devfreqd --restore writes back their originals",
+                failed, m->n_devices);
 }
 
 char *manager_status(const struct manager *m) {

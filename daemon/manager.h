@@ -266,7 +266,8 @@ void manager_rescan_policies(struct manager *m);
 /* Back from a sleep: write again what a driver or the firmware reset. */
 void manager_resume(struct manager *m);
 
-/* Write back every device's originals (exit, bus loss); devices stay attached but undriven. */
+/* Write back every device's originals (exit, bus loss); devices stay attached but undriven.
+ * Negative when a device's could not be written: its record stays for --restore. */
 int manager_restore_all(struct manager *m);
 
 /* A one-line summary for sd_notify STATUS=. Caller frees. */

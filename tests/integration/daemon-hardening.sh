@@ -109,6 +109,27 @@ is "SIGTERM: the gpu's set_freq from before the start is back" "$(kread "$gpu/us
 is "... and the policy's scaling_setspeed" "$(kread "$policy0/scaling_setspeed")" 1200000
 is "... under the userspace governor" "$(kread "$gpu/governor") $(kread "$policy0/scaling_governor")" \
         "userspace userspace"
+is "... and devfreqd exits 0" "$daemon_status" 0
+
+# ---------------------------------------------------------------- a restore that fails at SIGTERM
+start_daemon
+echo "${gpu#/}/governor EBUSY" >"$faults"
+log_at=$(wc -l <"$daemon_log")
+stop_daemon
+: >"$faults"
+after=$(tail -n +$((log_at + 1)) "$daemon_log")
+is "SIGTERM, the gpu's governor refused: devfreqd exits 1 (systemd sees the stop fail)" "$daemon_status" 1
+contains "... the refusal is logged with the reason" "$after" \
+        "gpu: restoring the original settings of $gpu failed: write $gpu/governor: Device or resource busy"
+contains "... and what is left, with what to do" "$after" \
+        "1 of 2 devices kept devfreqd's settings; devfreqd --restore writes back their originals"
+check "... the gpu's record stays" grep -q "$gpu" "$orig_file"
+check "... the policy's, written back, is gone" bash -c "! grep -q '$policy0' '$orig_file'"
+is "... the policy's scaling_setspeed is back" "$(kread "$policy0/scaling_setspeed")" 1200000
+out=$(LD_PRELOAD=$fakekernel "$devfreqd" --root "$root" --runtime-dir "$tmp/run" --restore 2>&1)
+contains "--restore writes the gpu's back" "$out" "$gpu: original settings restored"
+is "... its set_freq from before the start" "$(kread "$gpu/userspace/set_freq")" 300000000
+check "... and the originals file is gone" test ! -e "$orig_file"
 kwrite "$gpu/governor" simple_ondemand
 kwrite "$policy0/scaling_governor" schedutil
 
