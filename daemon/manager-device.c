@@ -546,9 +546,13 @@ void manager_device_continue_energy(struct manager_device *d, double energy) {
                 d->dev->stats.energy = energy; /* charged up to now: df_stats_carry() made it so */
                 return;
         }
+        if (manager_device_get_statistics(d, &freqs, &ms, &trans, &n, &total) < 0) {
+                /* Taken whole at the next reading, the kernel's count would charge again the time
+                 * the other mode charged already. */
+                df_stats_outside_resume(&d->kernel_energy, energy);
+                return;
+        }
         df_stats_outside_done(&d->kernel_energy);
-        if (manager_device_get_statistics(d, &freqs, &ms, &trans, &n, &total) < 0)
-                n = total = 0; /* then the kernel's count is taken whole at the next reading */
         if (df_stats_outside_start(&d->kernel_energy, energy, freqs, ms, n, total) < 0)
                 log_oom();
 }

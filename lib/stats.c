@@ -142,6 +142,11 @@ int df_stats_outside_update(
         assert(freqs || n == 0);
         assert(time_ms || n == 0);
 
+        if (o->from_next) {
+                int r = df_stats_outside_start(o, o->energy, freqs, time_ms, n, total);
+                o->from_next = r < 0;
+                return r;
+        }
         /* A reset zeroes every count at once: one lower count, or fewer transitions, means all of
          * them start afresh. */
         for (size_t k = 0; k < n && !reset; k++)
@@ -153,6 +158,14 @@ int df_stats_outside_update(
                         sum += (double) (time_ms[k] - last) / 1e3 * s->weight[i];
         }
         return df_stats_outside_start(o, o->energy + sum, freqs, time_ms, n, total);
+}
+
+void df_stats_outside_resume(struct df_stats_outside *o, double energy) {
+        assert(o);
+
+        df_stats_outside_done(o);
+        o->energy = energy;
+        o->from_next = true;
 }
 
 void df_stats_outside_done(struct df_stats_outside *o) {

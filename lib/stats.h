@@ -2,6 +2,7 @@
 /* Time in state, transition table and their text in the kernel's trans_stat layout. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,7 @@ struct df_stats_outside {
         uint64_t *freqs, *time_ms;
         size_t n;
         uint64_t total; /* transitions at the last reading */
+        bool from_next; /* no last reading: the next one only says where the count goes on from */
 };
 
 /* A reading (`total`: its transitions): the time since the last one is charged with the voltages of
@@ -63,6 +65,9 @@ int df_stats_outside_update(
 int df_stats_outside_start(
         struct df_stats_outside *o, double energy, const uint64_t *freqs, const uint64_t *time_ms, size_t n,
         uint64_t total);
+/* Goes on from `energy` when the count taken over could not be read: the next reading is charged
+ * nothing, only the time after it (less is charged than was spent, not the whole count again). */
+void df_stats_outside_resume(struct df_stats_outside *o, double energy);
 /* Frees and zeroes: the counters were reset, nothing is owed. */
 void df_stats_outside_done(struct df_stats_outside *o);
 

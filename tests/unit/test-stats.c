@@ -280,6 +280,14 @@ START_TEST(test_energy_of_a_time_in_state) {
         ms[2] += 1000;
         ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3, 3), 0);
         ck_assert_double_eq_tol(o.energy, 21.0, 1e-12);
+        /* A count taken over that could not be read: the next reading only says where it goes on
+         * from (the kernel's 14 s are not charged again), the one after charges what came since. */
+        df_stats_outside_resume(&o, 30.0);
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3, 3), 0);
+        ck_assert_double_eq_tol(o.energy, 30.0, 1e-12);
+        ms[0] += 2000;
+        ck_assert_int_eq(df_stats_outside_update(&o, &s, freqs, ms, 3, 4), 0);
+        ck_assert_double_eq_tol(o.energy, 31.0, 1e-12);
         df_stats_outside_done(&o);
         ck_assert_double_eq_tol(o.energy, 0, 1e-12);
         df_stats_done(&s);
