@@ -350,8 +350,7 @@ int manager_restore_all(struct manager *m) {
         if (failed == 0)
                 return 0;
         return log_error_errno(
-                EIO,
-                "%zu of %zu devices kept devfreqd's settings; devfreqd --restore writes back their originals",
+                EIO, "%zu of %zu devices kept devfreqd's settings; their originals stay for devfreqd --restore",
                 failed, m->n_devices);
 }
 

@@ -122,7 +122,7 @@ is "SIGTERM, the gpu's governor refused: devfreqd exits 1 (systemd sees the stop
 contains "... the refusal is logged with the reason" "$after" \
         "gpu: restoring the original settings of $gpu failed: write $gpu/governor: Device or resource busy"
 contains "... and what is left, with what to do" "$after" \
-        "1 of 2 devices kept devfreqd's settings; devfreqd --restore writes back their originals"
+        "1 of 2 devices kept devfreqd's settings; their originals stay for devfreqd --restore"
 check "... the gpu's record stays" grep -q "$gpu" "$orig_file"
 check "... the policy's, written back, is gone" bash -c "! grep -q '$policy0' '$orig_file'"
 is "... the policy's scaling_setspeed is back" "$(kread "$policy0/scaling_setspeed")" 1200000

@@ -58,6 +58,13 @@ check "... and written to the new policy" wait_until 10 p0_min_is 1600000
 orig_p0_min=$(tr -d "\n" <"$tmp/policy0.dir/scaling_min_freq")
 client_stop b
 check "... its end gives the policy's floor back ($orig_p0_min)" wait_until 10 p0_min_is "$orig_p0_min"
+
+# Gone without a uevent again, and then SIGTERM: nothing to restore is no failed restore.
+rm -rf "$root/sys/devices/platform/ff9a0000.gpu" "$root/sys/class/devfreq/ff9a0000.gpu"
+log_at=$(wc -l <"$daemon_log")
 stop_daemon
-is "devfreqd exits cleanly" "$daemon_status" 0
+after=$(tail -n +$((log_at + 1)) "$daemon_log")
+is "the GPU's node gone unheard at SIGTERM: devfreqd exits cleanly" "$daemon_status" 0
+contains "... and says there was nothing to restore" "$after" "ff9a0000.gpu: $gpu is gone, nothing to restore"
+contains "... the policy it wrote is restored" "$after" "policy0: original settings restored"
 tap_done
