@@ -361,12 +361,13 @@ static int method_set_operating_point(sd_bus_message *m, void *userdata, sd_bus_
 /* reason or application-id: a string, short, with no control character. */
 static int read_string_option(
         sd_bus_message *m, const char *key, const char *contents, const char **dst, sd_bus_error *error) {
+        char e[ECHO_BUFFER];
         int r;
 
         if (!streq(contents, "s"))
                 return sd_bus_error_setf(
                         error, SD_BUS_ERROR_INVALID_ARGS, "Option '%s' takes a string (s), not '%s'", key,
-                        contents);
+                        bus_echo(contents, e));
         r = sd_bus_message_read(m, "v", "s", dst);
         if (r < 0)
                 return r;
@@ -384,6 +385,7 @@ static int read_string_option(
 
 /* timeout-ms: u or t, at least 1. */
 static int read_timeout_option(sd_bus_message *m, const char *contents, uint64_t *timeout_ms, sd_bus_error *error) {
+        char e[ECHO_BUFFER];
         int r;
 
         if (streq(contents, "u")) {
@@ -395,7 +397,7 @@ static int read_timeout_option(sd_bus_message *m, const char *contents, uint64_t
         else
                 return sd_bus_error_setf(
                         error, SD_BUS_ERROR_INVALID_ARGS, "Option 'timeout-ms' takes u or t, not '%s'",
-                        contents);
+                        bus_echo(contents, e));
         if (r < 0)
                 return r;
         if (*timeout_ms == 0)

@@ -185,6 +185,12 @@ bad "application-id that is an object path" "$invalid" "Option 'application-id' 
 bad "reason in a nested variant" "$invalid" "not 'v'" add "{'reason': <<'x'>>}"
 bad "timeout-ms that is signed" "$invalid" "Option 'timeout-ms' takes u or t, not 'i'" add "{'timeout-ms': <int32 5>}"
 bad "timeout-ms that is a string" "$invalid" "Option 'timeout-ms' takes u or t, not 's'" add "{'timeout-ms': <'1s'>}"
+# A variant's signature is the caller's text too: at most 64 bytes of it are quoted.
+tuple="($(printf 'uint32 1'; printf ', uint32 1%.0s' {1..69}))"
+us=$(printf 'u%.0s' {1..63})
+bad "reason of a 72-byte signature: 64 bytes of it quoted" "$invalid" "not '($us…'" add "{'reason': <$tuple>}"
+bad "timeout-ms of a 72-byte signature: 64 bytes of it quoted" "$invalid" "not '($us…'" \
+        add "{'timeout-ms': <$tuple>}"
 bad "timeout-ms 0" "$invalid" "Option 'timeout-ms' must be at least 1" add "{'timeout-ms': <uint32 0>}"
 bad "timeout-ms 0 as t" "$invalid" "Option 'timeout-ms' must be at least 1" add "{'timeout-ms': <uint64 0>}"
 bad "timeout-ms UINT64_MAX" "$invalid" "Option 'timeout-ms' of $max64 ms is too large" \
