@@ -103,6 +103,7 @@ struct bus {
         sd_bus_slot *disconnected;
         sd_bus_slot *clients_gone; /* NameOwnerChanged of names lost (dbus/bus-client.c), NULL peer-to-peer */
         bool devices_changed;      /* a device was added or removed since Devices was last announced */
+        char *profiles_announced;  /* the profiles' names as Profiles last announced them, a line each */
         /* Set by bus-service.c, so that the files below it need not call up: the device interface's
          * vtable (for the changes' signals), and what goes when a client leaves the bus. */
         const sd_bus_vtable *device_vtable;

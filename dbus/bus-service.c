@@ -2,6 +2,7 @@
 /* The bus context: connection, objects, the name, the manager's listener, and disconnection. */
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,37 @@ static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *erro
 
 /* --- the manager's listener ------------------------------------------------------------------ */
 
+/* The configured profiles' names, a line each; NULL when out of memory. */
+static char *profile_names(const struct df_config *c) {
+        char *s = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&s, &size);
+
+        if (!f)
+                return NULL;
+        for (size_t i = 0; c && i < c->n_profiles; i++)
+                fprintf(f, "%s\n", c->profiles[i].name);
+        if (fclose(f) != 0) {
+                free(s);
+                return NULL;
+        }
+        return s;
+}
+
+/* Profiles changes only with a reload that changes the profiles' names: a device coming or going
+ * comes here too. */
+static void announce_profiles(struct bus *b, const struct df_config *c) {
+        char *names = profile_names(c);
+
+        if (names && b->profiles_announced && streq(names, b->profiles_announced)) {
+                free(names);
+                return;
+        }
+        free(b->profiles_announced);
+        b->profiles_announced = names; /* NULL (out of memory): announced again the next time */
+        (void) sd_bus_emit_properties_changed(b->bus, OBJECT_ROOT, IFACE_MANAGER, "Profiles", NULL);
+}
+
 /* Devices changes only when one was added, removed or vanished, not on every reload. */
 static void on_devices_changed(struct manager *m, void *userdata) {
         struct bus *b = userdata;
@@ -34,7 +66,7 @@ static void on_devices_changed(struct manager *m, void *userdata) {
                 (void) sd_bus_emit_interfaces_added(b->bus, d->bus.path, IFACE_DEVICE, NULL);
         }
         /* Start and reload come here: a reload may change the set of profiles. */
-        (void) sd_bus_emit_properties_changed(b->bus, OBJECT_ROOT, IFACE_MANAGER, "Profiles", NULL);
+        announce_profiles(b, m->config);
         if (!b->devices_changed)
                 return;
         b->devices_changed = false;
@@ -162,6 +194,7 @@ static int bus_serve(struct bus *b, bool watch_polkit) {
         manager_set_listener(m, &listener, b);
         for (size_t i = 0; i < m->n_devices; i++)
                 m->devices[i]->bus.announced = true; /* nobody could have seen them before they were served */
+        b->profiles_announced = profile_names(m->config); /* the same: what a first Get reads */
         /* The profile chosen at start holds its requests from now on. */
         manager_profile_resync(m);
         return 0;
@@ -245,6 +278,7 @@ struct bus *bus_free(struct bus *b) {
                 sd_bus_close_unref(b->bus);
         }
         sd_event_unref(b->event);
+        free(b->profiles_announced);
         free(b);
         return NULL;
 }

@@ -138,6 +138,7 @@ is "Devices after the reload" "$(getp "$manager_path" "$manager_iface" Devices)"
 like "InterfacesAdded for the new device" "$(signals InterfacesAdded)" "^$manager_path \[\"$p_policy2\",\{\"$device_iface\":"
 contains "Devices emitted with its value" "$(changes "$manager_path")" \
         "$manager_path $manager_iface Devices=[\"$p_cpu0\",\"$p_dmc\",\"$p_gpu\",\"$p_tick\",\"$p_policy2\"]"
+is "... Profiles is not sent: the reload changed no profile" "$(changes "$manager_path" | grep -c 'Profiles=' || true)" 0
 is "the new device answers" "$(dget policy2 Kind)" "cpufreq"
 is "GetStatistics of a policy without kernel statistics: empty tables" "$(dcall policy2 GetStatistics)" \
         "atataatt 0 0 0 0"
@@ -663,6 +664,8 @@ is "Devices without it" "$(getp "$manager_path" "$manager_iface" Devices)" \
         "ao 3 \"$p_cpu0\" \"$p_dmc\" \"$p_tick\""
 contains "Devices emitted with its value" "$(changes "$manager_path")" \
         "Devices=[\"$p_cpu0\",\"$p_dmc\",\"$p_tick\"]"
+is "... Profiles is not sent: a device that goes changes no profile" \
+        "$(changes "$manager_path" | grep -c 'Profiles=' || true)" 0
 removed=$(signals InterfacesRemoved)
 contains "InterfacesRemoved for the device" "$removed" "$manager_path [\"$p_gpu\",[\"$device_iface\"]]"
 contains "InterfacesRemoved for its held request" "$removed" "$manager_path [\"$held\",[\"$request_iface\"]]"

@@ -175,7 +175,11 @@ is "a changed default-profile wins over the saved choice" "$(mget ActiveProfile)
         "power-saver default"
 check "the log says why" grep -q "default-profile changed; forgetting the saved profile" "$daemon_log"
 write_conf "" "[profile balanced]"
+monitor_mark
 mcall Reload
+monitor_flush
+contains "a reload that changes the profiles sends Profiles with its value" "$(changes "$manager_path")" \
+        'Profiles=["performance","balanced"]'
 is "a reload that removes the active profile falls back to none" "$(mget ActiveProfile)|$(mget ActiveProfileSource)" "|"
 check "and the log says so" grep -q "The active profile power-saver is no longer configured; no profile is active" "$daemon_log"
 is "its governor and ceilings are gone" "$(dget gpu Governor) $(dget gpu MaxFrequency) $(dget dmc Requests)" \
