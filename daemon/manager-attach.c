@@ -273,9 +273,9 @@ void keep_device(struct manager *m, struct manager_device *old, struct manager_d
         /* Read with the voltages before the reload: in clamp mode that charges what they owe. */
         double energy = manager_device_energy(old);
 
+        /* The kernel's own settings back before the new mode. */
         if (mode_changed)
-                (void) restore_device(
-                        m, old, true); /* give the kernel its own settings back before the new mode */
+                (void) restore_device(m, old, true);
         if (!df_spec_equal(old->spec, fresh->spec))
                 log_info("%s: its configuration changed", old->name);
 

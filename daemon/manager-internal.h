@@ -127,7 +127,8 @@ void record_originals(struct manager *m, struct manager_device **v, size_t n);
 /* Phase two of attaching, parents before children. */
 void activate_all(struct manager *m, struct manager_device **fresh, size_t n_fresh);
 /* Written back and forgotten; `save`: the file is saved now, else the caller saves once for many.
- * A write that fails keeps the record (for --restore) and returns its error. */
+ * A write that fails keeps the record (for --restore) and returns its error; a node gone by then
+ * has nothing to restore and loses its record, as with a removal. */
 int restore_device(struct manager *m, struct manager_device *d, bool save);
 /* Out of the list's way already: the listener told, the originals restored (`restore`) or dropped,
  * the device freed. */
