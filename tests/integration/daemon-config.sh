@@ -112,6 +112,11 @@ bad "a non-UTF-8 byte" "$conf" 3 "UTF-8"
 write "${head_lines[@]}" 'polling-interval = 100ms # fast'
 bad "'#' used as an inline comment" "$conf" 3 "#"
 
+# devfreqd.conf(5): a trailing / of a path is ignored, so the node opens as without it.
+write "${head_lines[@]}" '' '[device gpu]' 'path = /sys/class/devfreq/ff9a0000.gpu/' '' '[device cpu]' \
+        'path = /sys/devices/system/cpu/cpufreq/policy0/'
+good "paths with a trailing / (a devfreq node, a cpufreq policy) are the nodes without it"
+
 # A profile's tunables are checked as the set the daemon would apply, by the governor's own rule:
 # each value within its range is not enough.
 gpu_lines=('' '[device gpu]' 'path = /sys/class/devfreq/ff9a0000.gpu' 'mode = govern' \

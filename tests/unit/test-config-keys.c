@@ -56,7 +56,7 @@ START_TEST(test_valid_variants) {
         ck_assert_str_eq(c->default_governor, "performance");
         ck_assert_uint_eq(c->polling_usec, UINT64_C(3600000000));
         ck_assert_uint_eq(c->max_requests, 1000000);
-        ck_assert_str_eq(cpu->path, "/sys/devices/system/cpu/cpufreq/policy0/");
+        ck_assert_str_eq(cpu->path, "/sys/devices/system/cpu/cpufreq/policy0"); /* the node opened */
         ck_assert_uint_eq(cpu->n_tunables, 2);
         ck_assert_int_eq(gpu->load, DF_LOAD_PERCENT);
         ck_assert_uint_eq(gpu->n_tunables, 2);
