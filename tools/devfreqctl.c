@@ -40,12 +40,28 @@ int ctl_usage(const char *fmt, ...) {
         return EXIT_USAGE;
 }
 
+/* A message of several lines (a reload's configuration errors, one a line): the first, and how
+ * many more, still one line. */
+static int bus_error_lines(const char *subject, const char *message) {
+        size_t first = strcspn(message, "\n"), more = 0;
+
+        for (const char *p = message + first; *p; p++)
+                more += *p == '\n' && p[1] != '\0';
+        if (more == 0)
+                return ctl_fail(subject, "%.*s", (int) first, message);
+        return ctl_fail(
+                subject, "%.*s (and %zu more: devfreqd --check-config lists them all)", (int) first, message,
+                more);
+}
+
 /* One line for a failed call: the daemon's own message, or what the bus said about it. */
 int ctl_bus_error(const char *subject, const sd_bus_error *error, int r) {
         if (sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
                 return ctl_fail(NULL, "devfreqd is not running (nothing owns %s on this bus)", BUS_NAME);
         if (sd_bus_error_has_names(error, SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT))
                 return ctl_fail(subject, "devfreqd did not answer in time");
+        if (sd_bus_error_is_set(error) && error->message && strchr(error->message, '\n'))
+                return bus_error_lines(subject, error->message);
         if (sd_bus_error_is_set(error))
                 return ctl_fail(subject, "%s", error->message ? error->message : error->name);
         return ctl_fail(subject, "%s", strerror(r < 0 ? -r : EIO));

@@ -437,6 +437,12 @@ like "... naming file:line" "$err" "^devfreqctl: $tmp/devfreqd.conf:1: "
 check "... the daemon runs on" daemon_alive
 ctl status
 is "... and still answers" "$rc" 0
+printf '[daemon]\nbogus = 1\nother = 2\n\n[device x]\npath = /nope\n' >"$tmp/devfreqd.conf"
+ctl reload
+is "reload of a configuration with three errors: exit 1" "$rc" 1
+check "... one line" one_line
+is "... the first error, and how many more" "$err" \
+        "devfreqctl: $tmp/devfreqd.conf:2: unknown key 'bogus' in [daemon] (and 2 more: devfreqd --check-config lists them all)"
 cp "$tmp/devfreqd.conf.good" "$tmp/devfreqd.conf"
 ctl reload
 is "reload of the good configuration again" "$rc" 0
