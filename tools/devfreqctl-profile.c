@@ -99,8 +99,6 @@ static int profile_set(struct ctl *c, const char *name) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         int r;
 
-        if (c->json)
-                return ctl_usage("--json goes with profile and profile show, not with switching");
         r = sd_bus_call_method(
                 c->bus, BUS_NAME, OBJECT_ROOT, IFACE_MANAGER, "SetProfile", &error, NULL, "s",
                 streq(name, "none") ? "" : name);
@@ -109,16 +107,26 @@ static int profile_set(struct ctl *c, const char *name) {
         return EXIT_SUCCESS;
 }
 
-/* profile | profile show NAME | profile NAME | profile none */
+/* The command line's part, before the bus is reached: profile | profile show NAME | profile NAME |
+ * profile none. An empty name is no profile's (the bus would read it as none). */
+int parse_profile(struct ctl *c) {
+        bool show = c->n_args > 0 && streq(c->args[0], "show");
+
+        if (show && c->n_args != 2)
+                return ctl_usage("profile show wants one profile name");
+        if (!show && c->n_args > 1)
+                return ctl_usage("profile wants one profile name, none, or show NAME");
+        if (c->n_args > 0 && c->args[c->n_args - 1][0] == '\0')
+                return ctl_usage("an empty profile name (profile none switches the profile off)");
+        if (c->n_args == 1 && !show && c->json)
+                return ctl_usage("--json goes with profile and profile show, not with switching");
+        return 0;
+}
+
 int cmd_profile(struct ctl *c) {
         if (c->n_args == 0)
                 return profile_status(c);
-        if (streq(c->args[0], "show")) {
-                if (c->n_args != 2)
-                        return ctl_usage("profile show wants one profile name");
+        if (streq(c->args[0], "show"))
                 return profile_show(c, c->args[1]);
-        }
-        if (c->n_args != 1)
-                return ctl_usage("profile wants one profile name, none, or show NAME");
         return profile_set(c, c->args[0]);
 }

@@ -302,7 +302,7 @@ static const struct command {
         { "monitor", 0, 0, 0, cmd_monitor },
         { "top", 0, 0, 0, cmd_top },
         { "reload", 0, 0, 0, cmd_reload },
-        { "profile", 0, 2, NEEDS_JSON, cmd_profile },
+        { "profile", 0, 2, NEEDS_JSON, cmd_profile, parse_profile },
         { "thermal", 0, 0, NEEDS_JSON, cmd_thermal },
         { "blame", 1, 1, NEEDS_JSON, cmd_blame },
         { "metrics", 0, 1, 0, cmd_metrics },

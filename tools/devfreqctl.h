@@ -150,6 +150,7 @@ int cmd_hold(struct ctl *c);
 
 /* tools/devfreqctl-profile.c */
 int cmd_profile(struct ctl *c);
+int parse_profile(struct ctl *c);
 /* The active profile and its source as one phrase ("power-saver (client)", "none"). Caller frees. */
 int ctl_profile_line(struct ctl *c, char **ret);
 /* The same from the manager's properties read already. */
