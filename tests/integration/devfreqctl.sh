@@ -458,10 +458,10 @@ is "... one line saying so" "$err" "devfreqctl: devfreqd is not running (nothing
 ctl profile
 is "profile without the daemon: exit 1" "$rc" 1
 is "... one line saying so" "$err" "devfreqctl: devfreqd is not running (nothing owns org.devfreqd.Devfreq1 on this bus)"
-# A profile command line that is wrong is the command line's fault, daemon or not: exit 2, one line.
+# A profile command line that is wrong is the command line's fault, bus or not: exit 2, one line.
 for args in "show" "a b" "show a b" "''" "show ''" "--json power-saver"; do
-        eval "ctl profile $args"
-        is "profile $args without the daemon: exit 2 (the command line)" "$rc" 2
+        eval "ctl --bus unix:path=$tmp/nobus.socket profile $args"
+        is "profile $args with no bus to reach: exit 2 (the command line)" "$rc" 2
         check "... one line" one_line
 done
 
