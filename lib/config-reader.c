@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "config-internal.h"
+#include "escape.h"
 #include "macro.h"
 #include "names.h"
 
@@ -113,38 +114,6 @@ static int source_getc(struct parser *p) {
         return (unsigned char) p->text[p->pos++];
 }
 
-static bool utf8_valid(const unsigned char *s, size_t n) {
-        for (size_t i = 0; i < n;) {
-                uint32_t cp, min;
-                size_t len;
-
-                if (s[i] < 0x80) {
-                        i++;
-                        continue;
-                }
-                if ((s[i] & 0xE0) == 0xC0)
-                        len = 2, cp = s[i] & 0x1Fu, min = 0x80;
-                else if ((s[i] & 0xF0) == 0xE0)
-                        len = 3, cp = s[i] & 0x0Fu, min = 0x800;
-                else if ((s[i] & 0xF8) == 0xF0)
-                        len = 4, cp = s[i] & 0x07u, min = 0x10000;
-                else
-                        return false;
-                if (n - i < len)
-                        return false;
-                for (size_t k = 1; k < len; k++) {
-                        if ((s[i + k] & 0xC0) != 0x80)
-                                return false;
-                        cp = cp << 6 | (s[i + k] & 0x3Fu);
-                }
-                /* Overlong forms, surrogates and values beyond Unicode are not UTF-8. */
-                if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-                        return false;
-                i += len;
-        }
-        return true;
-}
-
 /* NUL, control characters (tab allowed, CR only before the newline), and UTF-8. */
 static bool line_bytes_valid(struct parser *p, size_t len) {
         for (size_t i = 0; i < len; i++) {
@@ -159,7 +128,7 @@ static bool line_bytes_valid(struct parser *p, size_t len) {
                         return false;
                 }
         }
-        if (!utf8_valid((const unsigned char *) p->buf, len)) {
+        if (!df_utf8_valid(p->buf, len)) {
                 config_report_line(p, p->line, "not valid UTF-8");
                 return false;
         }

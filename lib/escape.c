@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Control characters out of strings that reach a log line or a property. */
+/* Control characters out of strings that reach a log line or a property, and the UTF-8 they must
+ * be. */
 
 #include <assert.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "escape.h"
@@ -53,4 +55,38 @@ void df_fput_label_value(FILE *f, const char *s) {
                         fputs("\\n", f);
                 else
                         fputc(*s, f);
+}
+
+bool df_utf8_valid(const char *text, size_t n) {
+        const unsigned char *s = (const unsigned char *) text;
+
+        for (size_t i = 0; i < n;) {
+                uint32_t cp, min;
+                size_t len;
+
+                if (s[i] < 0x80) {
+                        i++;
+                        continue;
+                }
+                if ((s[i] & 0xE0) == 0xC0)
+                        len = 2, cp = s[i] & 0x1Fu, min = 0x80;
+                else if ((s[i] & 0xF0) == 0xE0)
+                        len = 3, cp = s[i] & 0x0Fu, min = 0x800;
+                else if ((s[i] & 0xF8) == 0xF0)
+                        len = 4, cp = s[i] & 0x07u, min = 0x10000;
+                else
+                        return false;
+                if (n - i < len)
+                        return false;
+                for (size_t k = 1; k < len; k++) {
+                        if ((s[i + k] & 0xC0) != 0x80)
+                                return false;
+                        cp = cp << 6 | (s[i + k] & 0x3Fu);
+                }
+                /* Overlong forms, surrogates and values beyond Unicode are not UTF-8. */
+                if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+                        return false;
+                i += len;
+        }
+        return true;
 }

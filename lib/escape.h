@@ -7,6 +7,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* Whether the n bytes at s are UTF-8: no overlong form, no surrogate, nothing beyond U+10FFFF (a
+ * D-Bus string must be, and so must the configuration). */
+bool df_utf8_valid(const char *s, size_t n);
+
 /* A control character (below 0x20, or 0x7f) anywhere in s. */
 bool df_has_control(const char *s);
 

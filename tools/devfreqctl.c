@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "devfreqctl.h"
+#include "escape.h"
 #include "units.h"
 
 /* --- errors ---------------------------------------------------------------------------------- */
@@ -467,6 +468,12 @@ static int check_command_line(const struct command *cmd, const struct ctl *c, bo
                 return ctl_usage("--reason is for request and hold, not %s", cmd->name);
         if (has_timeout && !streq(cmd->name, "request"))
                 return ctl_usage("--timeout is for request, not %s", cmd->name);
+        /* Strings on the bus are UTF-8 (metrics' FILE is a path and stays here). */
+        for (size_t i = 0; !streq(cmd->name, "metrics") && i < c->n_args; i++)
+                if (!df_utf8_valid(c->args[i], strlen(c->args[i])))
+                        return ctl_usage("argument %zu of %s is not valid UTF-8", i + 1, cmd->name);
+        if (c->reason && !df_utf8_valid(c->reason, strlen(c->reason)))
+                return ctl_usage("--reason is not valid UTF-8");
         return 0;
 }
 

@@ -160,6 +160,12 @@ for args in "set-frequency gpu fast" "set-tunable gpu upthreshold many" "opp gpu
         ctl --bus "unix:path=$tmp/nobus.socket" $args
         check "$args with no daemon to reach: exit 2 and one line" eval 'test "$rc" = 2 && one_line'
 done
+# Strings on the bus are UTF-8: bytes that are not are the command line's fault, bus or not.
+ctl --bus "unix:path=$tmp/nobus.socket" request gpu min 600MHz --reason $'caf\xe9'
+is "a --reason that is not UTF-8: exit 2, one line saying so" "$rc:$err" "2:devfreqctl: --reason is not valid UTF-8"
+ctl --bus "unix:path=$tmp/nobus.socket" set-governor gpu $'\xff'
+is "a governor name that is not UTF-8: exit 2, one line saying so" "$rc:$err" \
+        "2:devfreqctl: argument 2 of set-governor is not valid UTF-8"
 ctl --json monitor
 contains "--json elsewhere names the commands that take it, blame too" "$err" "thermal and blame, not monitor"
 ctl request nosuch min 600MHz

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "macro.h"
 #include "test-helpers.h"
 
 /* One input and its escaped form, written out by hand. */
@@ -88,6 +89,36 @@ START_TEST(test_label_value) {
 }
 END_TEST
 
+/* UTF-8 as RFC 3629 has it: each case is a string and whether it is UTF-8. */
+START_TEST(test_utf8) {
+        static const struct {
+                const char *s;
+                bool valid;
+        } utf8[] = {
+                { "", true },
+                { "plain ASCII", true },
+                { "caf\xc3\xa9", true },       /* U+00E9 */
+                { "\xe2\x82\xac", true },      /* U+20AC */
+                { "\xf0\x9f\x98\x80", true },  /* U+1F600 */
+                { "\xf4\x8f\xbf\xbf", true },  /* U+10FFFF, the last */
+                { "caf\xe9", false },          /* Latin-1 */
+                { "\xc3", false },             /* cut short */
+                { "\xe2\x82", false },         /* cut short */
+                { "\xc0\xaf", false },         /* overlong '/' */
+                { "\xe0\x80\xaf", false },     /* overlong '/' */
+                { "\xed\xa0\x80", false },     /* U+D800, a surrogate */
+                { "\xf4\x90\x80\x80", false }, /* U+110000, beyond Unicode */
+                { "\xff", false },
+                { "\x80", false }, /* a continuation byte alone */
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(utf8); i++)
+                ck_assert_msg(
+                        df_utf8_valid(utf8[i].s, strlen(utf8[i].s)) == utf8[i].valid, "case %zu: expected %s",
+                        i, utf8[i].valid ? "valid" : "invalid");
+}
+END_TEST
+
 static Suite *escape_suite(void) {
         Suite *s = suite_create("escape");
         TCase *tc = tcase_create("escape");
@@ -96,6 +127,7 @@ static Suite *escape_suite(void) {
         tcase_add_test(tc, test_escape_short);
         tcase_add_test(tc, test_escape_all_bytes);
         tcase_add_test(tc, test_label_value);
+        tcase_add_test(tc, test_utf8);
         suite_add_tcase(s, tc);
         return s;
 }
