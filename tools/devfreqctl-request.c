@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "devfreqctl.h"
+#include "units.h"
 
 struct holder {
         struct ctl *c;
@@ -18,6 +19,7 @@ struct holder {
         const char *device; /* as the user named it */
         char *path;         /* the request object */
         pid_t child;        /* hold: the command */
+        uint64_t lease_end; /* CLOCK_BOOTTIME µs from which the lease may have run out, 0: no lease */
         bool gone;          /* the request is known to be gone */
         sigset_t old_mask;  /* the signal mask before the loop's: hold's command gets it back */
 };
@@ -46,8 +48,10 @@ static void request_gone(struct holder *h, const char *why, bool ended) {
                         h->device, why);
                 return;
         }
-        if (ended && h->c->timeout_ms > 0)
-                (void) sd_event_exit(h->event, EXIT_SUCCESS); /* the lease ran out: done */
+        /* The lease ran out: done. Removed before it could have (by root, a reload, the device's
+         * going), it is an end like any other. */
+        if (ended && h->lease_end > 0 && df_now_usec(CLOCK_BOOTTIME) >= h->lease_end)
+                (void) sd_event_exit(h->event, EXIT_SUCCESS);
         else
                 (void) sd_event_exit(h->event, ctl_fail(h->device, "%s", why));
 }
@@ -111,6 +115,12 @@ static int add_request(struct holder *h) {
                 r = sd_bus_message_append(m, "{sv}", "timeout-ms", "t", c->timeout_ms);
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
+        /* Taken before the call: the daemon's lease starts later, and ends no sooner than this. */
+        if (c->timeout_ms > 0) {
+                uint64_t now = df_now_usec(CLOCK_BOOTTIME);
+                h->lease_end = c->timeout_ms > (UINT64_MAX - now) / 1000 ? UINT64_MAX :
+                                                                           now + c->timeout_ms * 1000;
+        }
         if (r >= 0)
                 r = sd_bus_call(c->bus, m, 0, &error, &reply);
         if (r >= 0)

@@ -272,6 +272,20 @@ set -e
 is "... with status 0" "$lease_status" 0
 check "... and the request is gone" no_requests
 
+# A lease removed before it runs out (here by root): an end like any other, exit 1 (devfreqctl(1)).
+"$devfreqctl" request gpu max 300MHz --timeout 600s >"$tmp/lease2.out" 2>"$tmp/lease2.err" &
+lease_pid=$!
+track $lease_pid
+check "a long lease: the request is there" wait_until $((5 * slow)) grep -q . "$tmp/lease2.out"
+bctl call org.devfreqd.Devfreq1 "$(head -n1 "$tmp/lease2.out")" org.devfreqd.Devfreq1.Request Remove
+check "... removed by root: devfreqctl exits" wait_until $((10 * slow)) lease_done
+set +e
+wait "$lease_pid"
+lease_status=$?
+set -e
+is "... with status 1" "$lease_status" 1
+is "... saying so, one line" "$(<"$tmp/lease2.err")" "devfreqctl: gpu: the request ended"
+
 # A latency request, ended with SIGINT (Ctrl-C).
 "$devfreqctl" request gpu latency 1ms >"$tmp/latency.out" 2>&1 &
 latency_pid=$!
