@@ -195,11 +195,17 @@ static void validate_tunable_line(
                         l->tunable, ops->tunables[k].min, ops->tunables[k].max);
 }
 
+/* The range a profile gives `device` (NULL: the '*' lines alone): its own line of each bound, else
+ * the '*' one, as the daemon applies them. */
 static void validate_range(struct parser *p, struct df_config_profile *pr, const char *device) {
         const struct df_config_profile_line *lo = find_line(pr, device, "min-frequency"),
                                             *hi = find_line(pr, device, "max-frequency");
         char a[DF_FREQ_STRING_MAX], b[DF_FREQ_STRING_MAX];
 
+        if (device) {
+                lo = lo ?: find_line(pr, NULL, "min-frequency");
+                hi = hi ?: find_line(pr, NULL, "max-frequency");
+        }
         if (lo && hi && lo->freq > hi->freq)
                 config_report_at(
                         p, config_loc_before(p->config, &lo->loc, &hi->loc) ? &hi->loc : &lo->loc,
@@ -258,6 +264,10 @@ static void validate_profile(struct parser *p, struct df_config_profile *pr) {
 
                 if (!l->device)
                         continue; /* '*' applies where it can, decided per device */
+                /* Once a device, configured or found by its node: at its min line, else its max. */
+                if (l->kind == DF_PROFILE_MIN_FREQUENCY ||
+                    (l->kind == DF_PROFILE_MAX_FREQUENCY && !find_line(pr, l->device, "min-frequency")))
+                        validate_range(p, pr, l->device);
                 d = df_config_find_device(c, l->device);
                 if (!d) {
                         /* Autodiscovered and hotplugged devices are named by their nodes. */
@@ -273,8 +283,6 @@ static void validate_profile(struct parser *p, struct df_config_profile *pr) {
                         validate_governor_line(p, d, l);
                 else if (l->kind == DF_PROFILE_TUNABLE)
                         validate_tunable_line(p, pr, d, l);
-                else if (l->kind == DF_PROFILE_MIN_FREQUENCY)
-                        validate_range(p, pr, d->name);
         }
         if (!sets_tunables(pr) || p->defaults_bad)
                 return;

@@ -105,6 +105,15 @@ static const struct {
           "p.conf:12: profile x: min-frequency 300 MHz is above max-frequency 200 MHz" },
         { DEVICES "[profile x]\n*.max-frequency = 200MHz\n*.min-frequency = 300MHz\n",
           "p.conf:12: profile x: min-frequency 300 MHz is above" },
+        /* The range each device gets: its own line of a bound, else the '*' one. */
+        { DEVICES "[profile x]\ngpu.min-frequency = 300MHz\n*.max-frequency = 200MHz\n",
+          "p.conf:12: profile x: min-frequency 300 MHz is above max-frequency 200 MHz" },
+        { DEVICES "[profile x]\n*.min-frequency = 300MHz\ngpu.max-frequency = 200MHz\n",
+          "p.conf:12: profile x: min-frequency 300 MHz is above max-frequency 200 MHz" },
+        /* A device found by its node (autodiscovery) is no exception. */
+        { "[daemon]\nautodiscover = yes\n[profile x]\nff9a0000.gpu.min-frequency = 800MHz\n"
+          "ff9a0000.gpu.max-frequency = 200MHz\n",
+          "p.conf:5: profile x: min-frequency 800 MHz is above max-frequency 200 MHz" },
         { DEVICES "default-profile = x\n", "p.conf:10: key 'default-profile' belongs in the [daemon] section" },
         { "[daemon]\ndefault-profile = balanced\n",
           "p.conf:2: default-profile 'balanced' is not a [profile NAME] section" },
