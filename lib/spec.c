@@ -94,6 +94,16 @@ static int resolve_points(
                                 return r;
                 }
         else {
+                /* A policy without a table: opp-step's points are more than a table holds. */
+                if (node->freqs_error == -E2BIG)
+                        return df_config_errors_add(
+                                e,
+                                cd && cd->opp_step_loc.file ? &cd->opp_step_loc :
+                                        cd                  ? &cd->path_loc :
+                                                              NULL,
+                                "%s: the hardware range of %s in steps of opp-step makes more than %d operating "
+                                "points; a larger opp-step",
+                                s->name, node->path, DF_STATS_MAX_STATES);
                 if (node->freqs_error < 0)
                         return df_config_errors_add(
                                 e, cd ? &cd->path_loc : NULL, "%s: cannot read the frequencies of %s: %s",

@@ -112,6 +112,11 @@ bad "a non-UTF-8 byte" "$conf" 3 "UTF-8"
 write "${head_lines[@]}" 'polling-interval = 100ms # fast'
 bad "'#' used as an inline comment" "$conf" 3 "#"
 
+# A cpufreq policy without a table of its own gets one point per opp-step: too many is opp-step's
+# fault, said at its line.
+write "${head_lines[@]}" '' '[device c]' 'path = /sys/devices/system/cpu/cpufreq/policy2' 'opp-step = 1Hz'
+bad "an opp-step that makes more than 1024 points" "$conf" 6 "more than 1024 operating points; a larger opp-step"
+
 # devfreqd.conf(5): a trailing / of a path is ignored, so the node opens as without it.
 write "${head_lines[@]}" '' '[device gpu]' 'path = /sys/class/devfreq/ff9a0000.gpu/' '' '[device cpu]' \
         'path = /sys/devices/system/cpu/cpufreq/policy0/'
