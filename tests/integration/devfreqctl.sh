@@ -429,6 +429,16 @@ is "completion: opp actions" "$(complete_words devfreqctl opp gpu '')" "enable d
 is "completion: profiles" "$(complete_words devfreqctl profile '')" "show none power-saver"
 is "completion: profile show NAME" "$(complete_words devfreqctl profile show p)" "power-saver"
 is "completion: frequencies of the device" "$(complete_words devfreqctl opp gpu disable 8)" "800000000"
+# Options as devfreqctl takes them: each command its own.
+is "completion: monitor's options" "$(complete_words devfreqctl monitor --)" "--bus --help --version"
+is "completion: set-governor's options" "$(complete_words devfreqctl set-governor gpu --)" "--bus --help --version"
+is "completion: request's options" "$(complete_words devfreqctl request gpu min 600MHz --)" \
+        "--bus --help --version --reason --timeout"
+is "completion: hold's, with the -- its command needs" "$(complete_words devfreqctl hold gpu min 600MHz -)" \
+        "--bus --help --version --reason --"
+is "completion: status's" "$(complete_words devfreqctl status --)" "--bus --help --version --json"
+is "completion: after -- operands, not commands of PATH" "$(complete_words devfreqctl show -- '')" \
+        "dmc gpu policy0 policy2"
 ctl set-governor gpu energy_aware
 is "set-governor energy_aware exits 0" "$rc:$out$err" "0:"
 is "... the governor on the bus" "$(prop gpu Governor)" '"energy_aware"'
