@@ -496,6 +496,13 @@ static const struct command *parse_args(int argc, char **argv, struct ctl *c, in
                 return NULL;
         }
         *ret_status = EXIT_USAGE;
+        if (optind == n && n + 1 < argc) {
+                /* "--" before the command: the command is the first word after it. */
+                memmove(argv + n, argv + n + 1, (size_t) (argc - n - 1) * sizeof(char *));
+                argv[--argc] = NULL;
+                for (n = optind; n < argc && !streq(argv[n], "--");)
+                        n++;
+        }
         cmd = find_command(optind < n ? argv[optind] : "status");
         if (!cmd) {
                 ctl_usage("unknown command '%s' (see --help)", argv[optind]);

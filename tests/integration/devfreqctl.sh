@@ -97,6 +97,10 @@ is "status --json: gpu's frequency in Hz" "$(py 'print([x for x in d if x["Name"
 is "status --json: gpu's mode" "$(py 'print([x for x in d if x["Name"] == "gpu"][0]["Mode"])')" govern
 ctl --bus "$bus_address" status
 is "--bus ADDRESS reaches the daemon" "$rc:$(wc -l <<<"$out")" 0:6
+ctl -- status
+is "-- before the command: the command follows it" "$rc:$(wc -l <<<"$out")" 0:6
+ctl -- show -- gpu
+like "... and another -- before an operand" "$rc:$(head -n1 <<<"$out")" "^0: *Name: gpu$"
 ctl --bus session status
 is "--bus session (the test bus) reaches the daemon" "$rc" 0
 
