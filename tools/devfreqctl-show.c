@@ -66,6 +66,12 @@ static bool is_gone(const sd_bus_error *error) {
 
 /* --- status ----------------------------------------------------------------------------------- */
 
+/* Only a device devfreqd samples has a load; in clamp mode the kernel's governor samples, and a
+ * load of 0 % would mislead. */
+static bool load_known(const struct props *ps) {
+        return props_num(ps, "PollingInterval") > 0 && streq(props_str(ps, "Mode"), "govern");
+}
+
 struct device_list {
         struct props *v;
         size_t n;
@@ -172,9 +178,7 @@ static int status_table(const struct device_list *l, bool caps) {
                 format_frequency_cell(&t, ps, "CurrentFrequency");
                 format_frequency_cell(&t, ps, "MinFrequency");
                 format_frequency_cell(&t, ps, "MaxFrequency");
-                /* Only a device devfreqd samples has a load: "-" for the others (and in clamp mode,
-                 * where the kernel's governor samples), not a misleading 0 %. */
-                if (props_num(ps, "PollingInterval") > 0 && streq(props_str(ps, "Mode"), "govern"))
+                if (load_known(ps))
                         table_add(&t, "%" PRIu64 "%%", props_num(ps, "Load"));
                 else
                         table_add(&t, "-");
@@ -259,7 +263,11 @@ int cmd_show(struct ctl *c) {
         for (size_t i = 0; i < ps.n; i++) {
                 _cleanup_free_ char *text = NULL, *by = NULL;
 
-                if (prop_format(&ps.v[i], props_num(&ps, "ThermalCap"), sep, &text) < 0)
+                if (streq(ps.v[i].name, "Load") && !load_known(&ps))
+                        text = strdup("- (devfreqd takes no samples of it)");
+                else if (prop_format(&ps.v[i], props_num(&ps, "ThermalCap"), sep, &text) < 0)
+                        text = NULL;
+                if (!text)
                         return ctl_fail(NULL, "out of memory");
                 if (streq(ps.v[i].name, "ThermalCap") && ps.v[i].num > 0)
                         by = capping_rules(c, path, ps.v[i].num);

@@ -124,6 +124,10 @@ for p in Kind SysfsPath Mode Governor AvailableGovernors TargetFrequency MinFreq
         Load QosMinFrequency QosLatency Requests TransitionCount LastError; do
         check "show: $p" show_line "$p" ".+"
 done
+check "show: the load of a device devfreqd samples, in %" show_line Load "[0-9]+%"
+ctl show dmc
+check "show: a clamp-mode device's load is no 0 % (the kernel samples it), as in status" \
+        show_line Load "- \(devfreqd takes no samples of it\)"
 ctl show gpu --json
 check "show --json is valid JSON" valid_json
 is "show --json: Tunables" "$(py 'print(d["Tunables"]["upthreshold"], d["Tunables"]["downdifferential"])')" "90 5"
