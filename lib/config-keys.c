@@ -312,7 +312,7 @@ static int apply_tunable(struct parser *p, struct df_config_device *d, const cha
         return 0;
 }
 
-/* A trailing '/' is allowed and ignored; the path is kept as written. */
+/* A trailing '/' is allowed and dropped: the node is the path without it. */
 static int apply_path(struct parser *p, struct df_config_device *d, const char *value) {
         _cleanup_free_ char *trimmed = strdup(value);
         size_t n;
@@ -410,6 +410,62 @@ static int apply_device(struct parser *p, const struct key *k, const char *name,
         }
 }
 
+/* An empty value in a [device NAME] section removes what an earlier line or file set, as an empty
+ * assignment resets a setting in a systemd drop-in: the device has the default again. Its path
+ * cannot go. */
+static int reset_device_key(struct parser *p, const struct key *k, const char *name) {
+        struct df_config_device *d = &p->config->devices[p->device];
+
+        switch (k->id) {
+        case KEY_MODE:
+                d->mode_set = false;
+                return 0;
+        case KEY_GOVERNOR:
+                free(d->governor);
+                d->governor = NULL;
+                return 0;
+        case KEY_POLLING_INTERVAL:
+                d->polling_set = false;
+                return 0;
+        case KEY_INITIAL_FREQUENCY:
+                d->initial_set = false;
+                return 0;
+        case KEY_MIN_FREQUENCY:
+                d->min_freq = 0;
+                return 0;
+        case KEY_MAX_FREQUENCY:
+                d->max_freq = UINT64_MAX;
+                return 0;
+        case KEY_LOAD:
+                d->load_set = false;
+                free(d->load_path);
+                d->load_path = NULL;
+                return 0;
+        case KEY_OPP_STEP:
+                d->opp_step_set = false;
+                return 0;
+        case KEY_OVERRIDE_LIMITS:
+                d->override_limits = false;
+                return 0;
+        case KEY_PARENT:
+                free(d->parent);
+                d->parent = NULL;
+                return 0;
+        case KEY_TUNABLE:
+                for (size_t i = 0; i < d->n_tunables; i++)
+                        if (streq(d->tunables[i].name, name)) {
+                                free(d->tunables[i].name);
+                                memmove(d->tunables + i, d->tunables + i + 1,
+                                        (d->n_tunables - i - 1) * sizeof(*d->tunables));
+                                d->n_tunables--;
+                                break;
+                        }
+                return 0;
+        default:
+                return config_refuse(p, "%s needs a value", name);
+        }
+}
+
 /* inih cuts a value at " ;" but not at " #": a '#' comment would silently become part of the value. */
 static bool value_has_hash_comment(const char *v) {
         if (v[0] == '#')
@@ -446,6 +502,8 @@ static int apply(struct parser *p, const char *name, const char *value) {
         if (value_has_hash_comment(value))
                 return config_refuse(
                         p, "'#' starts a comment only at the start of a line; use ';' after a value");
+        if (!*value && !k->empty_ok && p->section == SECTION_DEVICE)
+                return reset_device_key(p, k, name);
         if (!*value && !k->empty_ok)
                 return config_refuse(p, "%s needs a value", name);
 

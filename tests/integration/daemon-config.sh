@@ -117,6 +117,17 @@ bad "'#' used as an inline comment" "$conf" 3 "#"
 write "${head_lines[@]}" '' '[device c]' 'path = /sys/devices/system/cpu/cpufreq/policy2' 'opp-step = 1Hz'
 bad "an opp-step that makes more than 1024 points" "$conf" 6 "more than 1024 operating points; a larger opp-step"
 
+# A drop-in gives a device another governor and removes the old one's tunables with empty values.
+gpu_main=('' '[device gpu]' 'path = /sys/class/devfreq/ff9a0000.gpu' 'mode = govern' \
+        'governor = simple_ondemand' 'load = counters:/sys/devices/platform/ff9a0000.gpu/busy' 'upthreshold = 90')
+write "${head_lines[@]}" "${gpu_main[@]}"
+printf '%s\n' '[device gpu]' 'governor = performance' >"$tmp/conf.d/50-local.conf"
+bad "a drop-in's governor, the main file's tunables of the old one left: refused" "$conf" 9 \
+        "'upthreshold' is not a tunable of governor performance"
+printf '%s\n' 'upthreshold =' >>"$tmp/conf.d/50-local.conf"
+good "... and accepted once the drop-in removes them (upthreshold =)"
+rm "$tmp/conf.d/50-local.conf"
+
 # devfreqd.conf(5): a trailing / of a path is ignored, so the node opens as without it.
 write "${head_lines[@]}" '' '[device gpu]' 'path = /sys/class/devfreq/ff9a0000.gpu/' '' '[device cpu]' \
         'path = /sys/devices/system/cpu/cpufreq/policy0/'

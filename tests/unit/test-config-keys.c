@@ -73,6 +73,50 @@ START_TEST(test_valid_variants) {
 }
 END_TEST
 
+/* An empty value in a [device NAME] section removes what was set before (a drop-in's way back to
+ * the default); the governor's tunables go with the governor. */
+START_TEST(test_empty_value_resets) {
+        struct df_config *c = load_ok("[device gpu]\n"
+                                      "path = /sys/class/devfreq/gpu\n"
+                                      "mode = govern\n"
+                                      "governor = simple_ondemand\n"
+                                      "upthreshold = 90\n"
+                                      "downdifferential = 5\n"
+                                      "polling-interval = 20ms\n"
+                                      "initial-frequency = 400MHz\n"
+                                      "min-frequency = 200MHz\n"
+                                      "max-frequency = 600MHz\n"
+                                      "load = counters:/sys/class/devfreq/gpu/busy\n"
+                                      "[device npu]\n"
+                                      "path = /sys/class/devfreq/npu\n"
+                                      "mode = govern\n"
+                                      "governor = passive\n"
+                                      "parent = gpu\n"
+                                      "[device gpu]\n" /* what a drop-in would say */
+                                      "governor = performance\n"
+                                      "upthreshold =\n"
+                                      "downdifferential =\n"
+                                      "polling-interval =\n"
+                                      "initial-frequency =\n"
+                                      "min-frequency =\n"
+                                      "max-frequency =\n"
+                                      "load =\n"
+                                      "mode =\n"
+                                      "[device npu]\n"
+                                      "governor = performance\n"
+                                      "parent =\n");
+        const struct df_config_device *gpu = &c->devices[0], *npu = &c->devices[1];
+
+        ck_assert_str_eq(gpu->governor, "performance");
+        ck_assert_uint_eq(gpu->n_tunables, 0);
+        ck_assert(!gpu->mode_set && !gpu->polling_set && !gpu->initial_set && !gpu->load_set);
+        ck_assert_uint_eq(gpu->min_freq, 0);
+        ck_assert_uint_eq(gpu->max_freq, UINT64_MAX);
+        ck_assert_ptr_null(npu->parent);
+        df_config_free(c);
+}
+END_TEST
+
 /* --- errors: table-driven --------------------------------------------------------------------- */
 
 static const struct bad_case bad_cases[] = {
@@ -93,7 +137,9 @@ static const struct bad_case bad_cases[] = {
           { "bad.conf:2: key name longer than 49 bytes" } },
         { "[daemon]\na123456789b123456789c123456789d123456789e12345678 = 1\n",
           { "bad.conf:2: unknown key 'a123456789b123456789c123456789d123456789e12345678'" } },
-        { DEV "mode =\n", { "bad.conf:3: mode needs a value" } },
+        { DEV "path =\n", { "bad.conf:3: path needs a value" } },
+        { DEV "upthreshhold =\n", { "bad.conf:3: unknown key 'upthreshhold' in [device NAME]" } },
+        { "[daemon]\ndefault-mode =\n", { "bad.conf:2: default-mode needs a value" } },
         /* [daemon] values */
         { "[daemon]\nautodiscover = maybe\n", { "bad.conf:2: 'maybe' is not a boolean (yes or no)" } },
         { "[daemon]\ndefault-mode = fast\n", { "bad.conf:2: 'fast' is not a mode (govern or clamp)" } },
@@ -142,6 +188,7 @@ static Suite *suite(void) {
         Suite *s = suite_create("config-keys");
 
         ADD(valid_variants);
+        ADD(empty_value_resets);
         config_add_bad_input(s, bad_cases, ELEMENTSOF(bad_cases));
         return s;
 }
