@@ -222,16 +222,15 @@ int restore_device(struct manager *m, struct manager_device *d, bool save) {
                 o = &polite;
         }
         r = df_node_restore(d->node, o);
-        if (r < 0 && r != -EBADMSG && !df_node_exists(d->node))
+        if (r == -EBADMSG)
+                log_warning("%s: ignoring its record of original settings: %s", d->name, d->node->error);
+        else if (r < 0 && !df_node_exists(d->node))
                 /* Gone before its removal was heard: its record goes as with a removal. */
                 log_info("%s: %s is gone, nothing to restore", d->name, d->node->path);
-        else if (r < 0 && r != -EBADMSG) {
-                log_error_errno(
+        else if (r < 0)
+                return log_error_errno(
                         r, "%s: restoring the original settings of %s failed: %s", d->name, d->node->path,
                         d->node->error[0] ? d->node->error : strerror(-r));
-                return r;
-        } else if (r == -EBADMSG)
-                log_warning("%s: ignoring its record of original settings: %s", d->name, d->node->error);
         else {
                 log_info("%s: original settings restored", d->name);
                 d->prepared = false;

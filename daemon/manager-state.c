@@ -22,10 +22,11 @@ static void forget_at(struct state *s, const char *device, const char *key, size
 
 bool device_saved_governor_applies(struct manager_device *d) {
         char config[DF_ATTR_VALUE_MAX + 16];
-        const struct state_choice *c = state_get(d->manager->state, d->name, "governor");
+        const struct state_choice *c;
 
         assert(d);
 
+        c = state_get(d->manager->state, d->name, "governor");
         if (!c)
                 return false;
         df_spec_config_governor(d->spec, config, sizeof(config));

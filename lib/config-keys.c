@@ -329,7 +329,7 @@ static int apply_path(struct parser *p, struct df_config_device *d, const char *
                         p,
                         "'%s' is not a usable device path (no '.', '..' or empty components, no control characters)",
                         value);
-        return store_string(p, &d->path, &d->path_loc, trimmed); /* a trailing / is no component */
+        return store_string(p, &d->path, &d->path_loc, trimmed);
 }
 
 static int apply_load(struct parser *p, struct df_config_device *d, const char *value) {
