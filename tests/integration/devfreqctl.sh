@@ -35,6 +35,14 @@ run() {
         err=$(<"$tmp/stderr")
 }
 ctl() { run "$devfreqctl" "$@"; }
+# reap PID: wait for a devfreqctl started in the background; its exit status in $reaped.
+reap() {
+        set +e
+        wait "$1"
+        reaped=$?
+        set -e
+        untrack "$1"
+}
 # one_line: stderr is exactly one line, naming devfreqctl.
 one_line() { [[ -n $err && $err != *$'\n'* && $err == devfreqctl:* ]]; }
 # py CODE: run python over $out parsed as JSON (as d); what it prints is the result.
@@ -251,11 +259,8 @@ ctl show gpu
 check "show lists the request by id" show_line Requests "$id"
 
 kill -TERM "$request_pid"
-set +e
-wait "$request_pid"
-request_status=$?
-set -e
-is "request exits 0 on SIGTERM" "$request_status" 0
+reap "$request_pid"
+is "request exits 0 on SIGTERM" "$reaped" 0
 check "... and its request is gone" wait_until 2 no_requests
 is "... QosMinFrequency is back to none" "$(prop gpu QosMinFrequency)" 0
 is "... the device went back (sysfs)" "$(set_freq)" 400000000
@@ -273,11 +278,8 @@ like "... with an expiry" "$out" 'max-frequency +300 MHz .* in [0-9.]+ m?s'
 is "... the device capped at 300 MHz (sysfs)" "$(set_freq)" 300000000
 lease_done() { ! kill -0 "$lease_pid" 2>/dev/null; }
 check "... devfreqctl exits when the lease ends" wait_until $((10 * slow)) lease_done
-set +e
-wait "$lease_pid"
-lease_status=$?
-set -e
-is "... with status 0" "$lease_status" 0
+reap "$lease_pid"
+is "... with status 0" "$reaped" 0
 check "... and the request is gone" no_requests
 
 # A lease removed before it runs out (here by root): an end like any other, exit 1 (devfreqctl(1)).
@@ -287,11 +289,8 @@ track $lease_pid
 check "a long lease: the request is there" wait_until $((5 * slow)) grep -q . "$tmp/lease2.out"
 bctl call org.devfreqd.Devfreq1 "$(head -n1 "$tmp/lease2.out")" org.devfreqd.Devfreq1.Request Remove
 check "... removed by root: devfreqctl exits" wait_until $((10 * slow)) lease_done
-set +e
-wait "$lease_pid"
-lease_status=$?
-set -e
-is "... with status 1" "$lease_status" 1
+reap "$lease_pid"
+is "... with status 1" "$reaped" 1
 is "... saying so, one line" "$(<"$tmp/lease2.err")" "devfreqctl: gpu: the request ended"
 
 # A latency request, ended with SIGINT (Ctrl-C).
@@ -301,11 +300,8 @@ track $latency_pid
 check "a latency request" wait_until $((5 * slow)) grep -q . "$tmp/latency.out"
 is "... QosLatency in µs on the bus" "$(prop gpu QosLatency)" 1000
 kill -INT "$latency_pid"
-set +e
-wait "$latency_pid"
-latency_status=$?
-set -e
-is "... exits 0 on SIGINT" "$latency_status" 0
+reap "$latency_pid"
+is "... exits 0 on SIGINT" "$reaped" 0
 check "... and its request is gone" wait_until 2 no_requests
 
 # --- hold --------------------------------------------------------------------------------------
@@ -384,11 +380,8 @@ check "monitor: the aggregate" has_line "gpu: QosMinFrequency none -> 600 MHz"
 check "monitor: the range" has_line "gpu: MaxFrequency 800 MHz -> 300 MHz"
 check "monitor: the latency request" has_line "gpu: QosLatency none -> 1 ms"
 kill -INT "$monitor_pid"
-set +e
-wait "$monitor_pid"
-monitor_status=$?
-set -e
-is "monitor exits 0 on SIGINT" "$monitor_status" 0
+reap "$monitor_pid"
+is "monitor exits 0 on SIGINT" "$reaped" 0
 
 # --- stats -------------------------------------------------------------------------------------
 
