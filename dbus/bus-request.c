@@ -479,10 +479,12 @@ static int method_update(sd_bus_message *m, void *userdata, sd_bus_error *error)
         r = sd_bus_message_read(m, "t", &value);
         if (r < 0)
                 return r;
-        r = request_validate_value(q->device, q->qos.type, value, error);
+        /* Whose request it is comes first: a caller who may not change it learns nothing of the
+         * device from the value's checks. */
+        r = check_owner(q, m, error);
         if (r < 0)
                 return r;
-        r = check_owner(q, m, error);
+        r = request_validate_value(q->device, q->qos.type, value, error);
         if (r < 0)
                 return r;
         if (value == q->qos.value)

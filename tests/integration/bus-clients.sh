@@ -215,6 +215,13 @@ is "its UID is nobody's" "$(getp "$nreq" "$request_iface" UID)" "u $(id -u nobod
 is "its owner Updates it" "$(client_cmd N update "$nreq" 800000000)" "ok"
 like "another client of the same user cannot Update it" "$(client_cmd O update "$nreq" 200000000)" \
         "^error org.freedesktop.DBus.Error.AccessDenied "
+# Ownership comes before the value: 0 Hz, which a max-frequency request refuses, is still
+# AccessDenied to another client, and InvalidArgs only to the owner.
+like "another client's Update to 0 Hz is AccessDenied, not InvalidArgs" "$(client_cmd O update "$nreq" 0)" \
+        "^error org.freedesktop.DBus.Error.AccessDenied "
+like "the owner's Update to 0 Hz is InvalidArgs" "$(client_cmd N update "$nreq" 0)" \
+        "^error org.freedesktop.DBus.Error.InvalidArgs "
+is "the request is unchanged by either" "$(getp "$nreq" "$request_iface" Value)" "t 800000000"
 like "another client of the same user cannot Remove it" "$(client_cmd O remove "$nreq")" \
         "^error org.freedesktop.DBus.Error.AccessDenied "
 like "the unprivileged owner cannot touch root's request" "$(client_cmd N remove "$req")" \
