@@ -45,14 +45,21 @@ enum line_kind {
 #define CONFIG_READ_ERROR (-2)
 typedef int (*config_getc_t)(void *stream);
 
+/* The bits of struct parser's defaults_bad. */
+#define DEFAULT_MODE_BAD 1u
+#define DEFAULT_GOVERNOR_BAD 2u
+
 struct parser {
         struct df_config *config;
         struct df_config_errors *errors;
         struct df_config_errors scratch; /* errors go here when the caller collects none */
         size_t n_errors;                 /* reported by this load, dropped ones included */
         bool oom;
-        bool defaults_bad; /* default-mode or default-governor was refused: devices are not judged */
-        bool *device_bad;  /* per device: one of its keys was refused */
+        /* default-mode or default-governor was refused (DEFAULT_*_BAD): the value in force is not
+         * the one meant, so devices are not judged against it. A later valid value of the same key
+         * clears its bit. */
+        unsigned defaults_bad;
+        bool *device_bad;              /* per device: one of its keys was refused */
         struct df_strmap device_index; /* device name → index in config->devices */
         bool *thermal_bad;             /* per thermal rule: one of its keys was refused */
 

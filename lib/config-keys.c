@@ -244,7 +244,7 @@ static int apply_default_governor(struct parser *p, const char *value) {
         const struct df_governor_ops *ops = df_governor_find(value);
         char names[256];
 
-        p->defaults_bad = true;
+        p->defaults_bad |= DEFAULT_GOVERNOR_BAD;
         if (!ops)
                 return config_refuse(
                         p, "unknown governor '%s' (one of %s)", value,
@@ -252,8 +252,15 @@ static int apply_default_governor(struct parser *p, const char *value) {
         /* Every govern-mode device without governor = would need its own parent. */
         if (ops == &df_governor_passive)
                 return config_refuse(p, "default-governor cannot be passive: it needs a parent for each device");
-        p->defaults_bad = false;
+        p->defaults_bad &= ~DEFAULT_GOVERNOR_BAD;
         return store_string(p, &p->config->default_governor, &(struct df_location){}, value);
+}
+
+static void apply_default_mode(struct parser *p, const char *value) {
+        if (parse_mode(p, value, &p->config->default_mode) < 0)
+                p->defaults_bad |= DEFAULT_MODE_BAD;
+        else
+                p->defaults_bad &= ~DEFAULT_MODE_BAD;
 }
 
 static int apply_daemon(struct parser *p, const struct key *k, const char *value) {
@@ -263,8 +270,7 @@ static int apply_daemon(struct parser *p, const struct key *k, const char *value
         case KEY_AUTODISCOVER:
                 return parse_bool(p, value, &c->autodiscover);
         case KEY_DEFAULT_MODE:
-                if (parse_mode(p, value, &c->default_mode) < 0)
-                        p->defaults_bad = true;
+                apply_default_mode(p, value);
                 return 0;
         case KEY_DEFAULT_GOVERNOR:
                 return apply_default_governor(p, value);

@@ -147,6 +147,13 @@ static const struct bad_case bad_cases[] = {
           { "bad.conf:2: unknown governor 'schedutil' (one of conservative, energy_aware, ondemand, passive, "
             "performance, powersave, simple_ondemand, userspace)" } },
         { "[daemon]\ndefault-governor = passive\n", { "bad.conf:2: default-governor cannot be passive" } },
+        /* A refused default-mode or default-governor leaves devices unjudged, until a later valid
+         * value of the same key: the other key's does not settle it. */
+        { "[daemon]\ndefault-mode = gvern\ndefault-governor = performance\n" DEV "upthreshold = 80\n",
+          { "bad.conf:2: 'gvern' is not a mode" } },
+        { "[daemon]\ndefault-mode = gvern\ndefault-mode = clamp\n" DEV "upthreshold = 80\n",
+          { "bad.conf:2: 'gvern' is not a mode",
+            "bad.conf:6: tunable 'upthreshold' applies only in govern mode; device 'gpu' is in clamp mode" } },
         { "[daemon]\npolling-interval = 10 ms\n", { "bad.conf:2: '10 ms' is not a duration (e.g. 100ms, 1s)" } },
         { "[daemon]\npolling-interval = 100\n", { "bad.conf:2: '100' is not a duration" } },
         { "[daemon]\npolling-interval = 999us\n", { "bad.conf:2: polling-interval '999us' is out of range" } },
