@@ -56,8 +56,8 @@ struct parser {
         size_t n_errors;                 /* reported by this load, dropped ones included */
         bool oom;
         /* default-mode or default-governor was refused (DEFAULT_*_BAD): the value in force is not
-         * the one meant, so devices are not judged against it. A later valid value of the same key
-         * clears its bit. */
+         * the one meant, so devices are not judged against it. A later valid or empty value of the
+         * same key clears its bit. */
         unsigned defaults_bad;
         bool *device_bad;              /* per device: one of its keys was refused */
         struct df_strmap device_index; /* device name → index in config->devices */
@@ -106,6 +106,10 @@ struct parser {
  */
 
 /* config.c: the model, helpers and the reporters; each reporter returns -EINVAL. */
+/* The built-in value of each [daemon] key but the lists, default-profile (none) and
+ * default-governor (config_default_governor); config_new() starts from them. */
+extern const struct df_config config_daemon_defaults;
+extern const char config_default_governor[];
 struct df_config *config_new(void);
 void config_profile_done(struct df_config_profile *pr);
 void config_thermal_done(struct df_config_thermal *t);

@@ -472,6 +472,38 @@ static int reset_device_key(struct parser *p, const struct key *k, const char *n
         }
 }
 
+/* An empty value in [daemon] restores the key's built-in value, as an empty assignment resets a
+ * setting in a systemd drop-in. Like a valid value, it settles a default-mode or default-governor
+ * an earlier line gave wrong. (The keys whose empty value means something else never get here.) */
+static int reset_daemon_key(struct parser *p, const struct key *k) {
+        const struct df_config *def = &config_daemon_defaults;
+        struct df_config *c = p->config;
+
+        switch (k->id) {
+        case KEY_AUTODISCOVER:
+                c->autodiscover = def->autodiscover;
+                return 0;
+        case KEY_DEFAULT_MODE:
+                c->default_mode = def->default_mode;
+                p->defaults_bad &= ~DEFAULT_MODE_BAD;
+                return 0;
+        case KEY_DEFAULT_GOVERNOR:
+                p->defaults_bad &= ~DEFAULT_GOVERNOR_BAD;
+                return store_string(p, &c->default_governor, &(struct df_location){}, config_default_governor);
+        case KEY_POLLING_INTERVAL:
+                c->polling_usec = def->polling_usec;
+                return 0;
+        case KEY_FOLLOW_POWER_PROFILES:
+                c->follow_power_profiles = def->follow_power_profiles;
+                return 0;
+        case KEY_LIMIT:
+                *(uint32_t *) ((char *) c + k->limit) = *(const uint32_t *) ((const char *) def + k->limit);
+                return 0;
+        default:
+                return config_refuse(p, "%s needs a value", k->name);
+        }
+}
+
 /* inih cuts a value at " ;" but not at " #": a '#' comment would silently become part of the value. */
 static bool value_has_hash_comment(const char *v) {
         if (v[0] == '#')
@@ -508,10 +540,8 @@ static int apply(struct parser *p, const char *name, const char *value) {
         if (value_has_hash_comment(value))
                 return config_refuse(
                         p, "'#' starts a comment only at the start of a line; use ';' after a value");
-        if (!*value && !k->empty_ok && p->section == SECTION_DEVICE)
-                return reset_device_key(p, k, name);
         if (!*value && !k->empty_ok)
-                return config_refuse(p, "%s needs a value", name);
+                return p->section == SECTION_DAEMON ? reset_daemon_key(p, k) : reset_device_key(p, k, name);
 
         if (p->section == SECTION_DAEMON)
                 return apply_daemon(p, k, value);

@@ -161,21 +161,28 @@ bool config_loc_before(const struct df_config *c, const struct df_location *a, c
 
 /* --- loading ---------------------------------------------------------------------------------- */
 
+/* The built-in value of each [daemon] key: a new model starts from them, and an empty value in
+ * [daemon] goes back to one. The lists and default-profile start empty. */
+const struct df_config config_daemon_defaults = {
+        .autodiscover = true,
+        .default_mode = DF_MODE_CLAMP,
+        .polling_usec = DF_CONFIG_DEFAULT_POLLING_USEC,
+        .max_requests_per_client = 64,
+        .max_requests_per_user = 256,
+        .max_requests = 4096,
+        .max_clients = 256,
+        .max_pending_checks_per_user = 8,
+        .follow_power_profiles = true,
+};
+const char config_default_governor[] = "simple_ondemand";
+
 struct df_config *config_new(void) {
         struct df_config *c = calloc(1, sizeof(*c));
 
         if (!c)
                 return NULL;
-        c->autodiscover = true;
-        c->default_mode = DF_MODE_CLAMP;
-        c->polling_usec = DF_CONFIG_DEFAULT_POLLING_USEC;
-        c->max_requests_per_client = 64;
-        c->max_requests_per_user = 256;
-        c->max_requests = 4096;
-        c->max_pending_checks_per_user = 8;
-        c->max_clients = 256;
-        c->follow_power_profiles = true;
-        c->default_governor = strdup("simple_ondemand");
+        *c = config_daemon_defaults;
+        c->default_governor = strdup(config_default_governor);
         if (!c->default_governor)
                 return df_config_free(c);
         return c;

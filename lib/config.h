@@ -198,8 +198,10 @@ _printf_(3, 4) int df_config_errors_add(
  * `dropin_dir` (may be NULL or missing) in lexical order, merging by the drop-in rules: a later
  * value replaces a single value of the same section; a list key (opp, opp-disabled, allow-groups,
  * request-groups, profile-groups) appends one line each, and an empty assignment clears the list so far.
- * Then validate the merged whole. Returns 0 and the model, or -EINVAL with `errors` filled (the
- * model is not returned: nothing is half-applied), or another negative errno (e.g. -ENOMEM).
+ * An empty value of a single key removes it in [device NAME] and restores its built-in default in
+ * [daemon]. Then validate the merged whole. Returns 0 and the model, or -EINVAL with `errors`
+ * filled (the model is not returned: nothing is half-applied), or another negative errno (e.g.
+ * -ENOMEM).
  */
 int df_config_load(
         const char *file, const char *dropin_dir, struct df_config **ret, struct df_config_errors *errors);

@@ -128,6 +128,20 @@ printf '%s\n' 'upthreshold =' >>"$tmp/conf.d/50-local.conf"
 good "... and accepted once the drop-in removes them (upthreshold =)"
 rm "$tmp/conf.d/50-local.conf"
 
+# In [daemon] an empty value restores the built-in default: a drop-in undoes the main file's
+# default-governor and polling-interval, then its default-mode.
+write '[daemon]' 'autodiscover = no' 'default-mode = govern' 'default-governor = performance' \
+        'polling-interval = 1s' '' '[device gpu]' 'path = /sys/class/devfreq/ff9a0000.gpu' \
+        'load = counters:/sys/devices/platform/ff9a0000.gpu/busy'
+printf '%s\n' '[daemon]' 'default-governor =' 'polling-interval =' >"$tmp/conf.d/50-local.conf"
+good "a drop-in's 'default-governor =' and 'polling-interval =' are accepted"
+like "... and the gpu has the defaults again: simple_ondemand, polling every 100 ms" "$(check_config 2>&1)" \
+        "mode: +govern"$'\n'".*governor: simple_ondemand \(upthreshold=90 downdifferential=5\)"$'\n'"  polling: +100 ms"$'\n'
+printf '%s\n' 'default-mode =' >>"$tmp/conf.d/50-local.conf"
+like "... with 'default-mode =' too, clamp mode again" "$(check_config 2>&1)" \
+        "gpu"$'\n'"  kind: +devfreq"$'\n'"  mode: +clamp"$'\n'".*1 device, configuration OK"
+rm "$tmp/conf.d/50-local.conf"
+
 # devfreqd.conf(5): a trailing / of a path is ignored, so the node opens as without it.
 write "${head_lines[@]}" '' '[device gpu]' 'path = /sys/class/devfreq/ff9a0000.gpu/' '' '[device cpu]' \
         'path = /sys/devices/system/cpu/cpufreq/policy0/'

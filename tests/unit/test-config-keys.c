@@ -117,6 +117,101 @@ START_TEST(test_empty_value_resets) {
 }
 END_TEST
 
+/* The main file and one drop-in (conf.d/50-local.conf), which must load. */
+static struct df_config *load_with_dropin(const char *main_text, const char *dropin_text) {
+        _cleanup_free_ char *main_path = write_file("devfreqd.conf", main_text, 0), *conf_d = NULL;
+        struct df_config_errors e = {};
+        struct df_config *c = NULL;
+        int r;
+
+        ck_assert_int_ge(asprintf(&conf_d, "%s/conf.d", dir), 0);
+        ck_assert_int_eq(mkdir(conf_d, 0755), 0);
+        free(write_file("conf.d/50-local.conf", dropin_text, 0));
+        r = df_config_load(main_path, conf_d, &c, &e);
+        if (r < 0)
+                errors_print(&e);
+        ck_assert_int_eq(r, 0);
+        df_config_errors_done(&e);
+        return c;
+}
+
+/* An empty value in [daemon] restores the built-in default: a drop-in undoes each key the main
+ * file set. The values are devfreqd.conf(5)'s "Default:". The keys whose empty value has a
+ * meaning of its own keep it (allow-groups: none; default-profile: none). */
+START_TEST(test_dropin_resets_daemon) {
+        const struct df_config_device *gpu;
+        struct df_config *c = load_with_dropin(
+                "[daemon]\n"
+                "autodiscover = no\n"
+                "default-mode = govern\n"
+                "default-governor = performance\n"
+                "polling-interval = 1s\n"
+                "follow-power-profiles = no\n"
+                "max-requests-per-client = 1\n"
+                "max-requests-per-user = 2\n"
+                "max-requests = 3\n"
+                "max-clients = 4\n"
+                "max-pending-checks-per-user = 5\n"
+                "allow-groups = wheel\n"
+                "default-profile = quiet\n" DEV "[profile quiet]\n"
+                "gpu.max-frequency = 400MHz\n",
+                "[daemon]\n"
+                "autodiscover =\n"
+                "default-mode =\n"
+                "default-governor =\n"
+                "polling-interval =\n"
+                "follow-power-profiles =\n"
+                "max-requests-per-client =\n"
+                "max-requests-per-user =\n"
+                "max-requests =\n"
+                "max-clients =\n"
+                "max-pending-checks-per-user =\n"
+                "allow-groups =\n"
+                "default-profile =\n");
+
+        ck_assert(c->autodiscover);
+        ck_assert_int_eq(c->default_mode, DF_MODE_CLAMP);
+        ck_assert_str_eq(c->default_governor, "simple_ondemand");
+        ck_assert_uint_eq(c->polling_usec, 100000); /* 100ms */
+        ck_assert(c->follow_power_profiles);
+        ck_assert_uint_eq(c->max_requests_per_client, 64);
+        ck_assert_uint_eq(c->max_requests_per_user, 256);
+        ck_assert_uint_eq(c->max_requests, 4096);
+        ck_assert_uint_eq(c->max_clients, 256);
+        ck_assert_uint_eq(c->max_pending_checks_per_user, 8);
+        ck_assert_uint_eq(c->n_allow_groups, 0);
+        ck_assert_ptr_null(c->default_profile);
+        gpu = df_config_find_device(c, "gpu");
+        ck_assert_int_eq(df_config_device_mode(c, gpu), DF_MODE_CLAMP);
+        ck_assert_uint_eq(df_config_device_polling(c, gpu), 100000);
+        df_config_free(c);
+}
+END_TEST
+
+/* What devices get from a reset default, and a value set again after the reset. */
+START_TEST(test_dropin_resets_daemon_devices) {
+        const struct df_config_device *gpu;
+        struct df_config *c = load_with_dropin(
+                "[daemon]\n"
+                "default-mode = govern\n"
+                "default-governor = performance\n"
+                "polling-interval = 1s\n"
+                "max-clients = 4\n" GOV,
+                "[daemon]\n"
+                "default-governor =\n"
+                "polling-interval =\n"
+                "max-clients =\n"
+                "max-clients = 7\n");
+
+        gpu = df_config_find_device(c, "gpu");
+        ck_assert_int_eq(df_config_device_mode(c, gpu), DF_MODE_GOVERN);
+        ck_assert_str_eq(df_config_device_governor(c, gpu), "simple_ondemand");
+        ck_assert_uint_eq(df_config_device_polling(c, gpu), 100000);
+        ck_assert_uint_eq(c->max_clients, 7);
+        df_config_free(c);
+}
+END_TEST
+
 /* --- errors: table-driven --------------------------------------------------------------------- */
 
 static const struct bad_case bad_cases[] = {
@@ -139,7 +234,6 @@ static const struct bad_case bad_cases[] = {
           { "bad.conf:2: unknown key 'a123456789b123456789c123456789d123456789e12345678'" } },
         { DEV "path =\n", { "bad.conf:3: path needs a value" } },
         { DEV "upthreshhold =\n", { "bad.conf:3: unknown key 'upthreshhold' in [device NAME]" } },
-        { "[daemon]\ndefault-mode =\n", { "bad.conf:2: default-mode needs a value" } },
         /* [daemon] values */
         { "[daemon]\nautodiscover = maybe\n", { "bad.conf:2: 'maybe' is not a boolean (yes or no)" } },
         { "[daemon]\ndefault-mode = fast\n", { "bad.conf:2: 'fast' is not a mode (govern or clamp)" } },
@@ -154,6 +248,15 @@ static const struct bad_case bad_cases[] = {
         { "[daemon]\ndefault-mode = gvern\ndefault-mode = clamp\n" DEV "upthreshold = 80\n",
           { "bad.conf:2: 'gvern' is not a mode",
             "bad.conf:6: tunable 'upthreshold' applies only in govern mode; device 'gpu' is in clamp mode" } },
+        /* An empty value settles them as a valid one does, for its own key only. */
+        { "[daemon]\ndefault-mode = gvern\ndefault-mode =\n" DEV "upthreshold = 80\n",
+          { "bad.conf:2: 'gvern' is not a mode",
+            "bad.conf:6: tunable 'upthreshold' applies only in govern mode; device 'gpu' is in clamp mode" } },
+        { "[daemon]\ndefault-mode = gvern\ndefault-governor =\n" DEV "upthreshold = 80\n",
+          { "bad.conf:2: 'gvern' is not a mode" } },
+        { "[daemon]\ndefault-mode = govern\ndefault-governor = turbo\ndefault-governor =\n" DEV,
+          { "bad.conf:3: unknown governor 'turbo'",
+            "bad.conf:5: device 'gpu': governor simple_ondemand needs a load source" } },
         { "[daemon]\npolling-interval = 10 ms\n", { "bad.conf:2: '10 ms' is not a duration (e.g. 100ms, 1s)" } },
         { "[daemon]\npolling-interval = 100\n", { "bad.conf:2: '100' is not a duration" } },
         { "[daemon]\npolling-interval = 999us\n", { "bad.conf:2: polling-interval '999us' is out of range" } },
@@ -196,6 +299,8 @@ static Suite *suite(void) {
 
         ADD(valid_variants);
         ADD(empty_value_resets);
+        ADD(dropin_resets_daemon);
+        ADD(dropin_resets_daemon_devices);
         config_add_bad_input(s, bad_cases, ELEMENTSOF(bad_cases));
         return s;
 }
