@@ -53,16 +53,17 @@ void manager_thermal_cap_device(struct manager *m, struct manager_device *d) {
         d->pending = false; /* the activation evaluates */
 }
 
-/* Every device's cap after a rule tripped or released; a device whose points changed is evaluated. */
+/* Every device's cap after a rule tripped or released; a device whose points changed is evaluated.
+ * Blame hears every device: another rule may now hold the same cap. */
 static void apply_caps(struct manager *m) {
         for (size_t i = 0; i < m->n_devices; i++) {
                 struct manager_device *d = m->devices[i];
                 uint64_t cap = manager_thermal_cap_of(m, d->name);
 
+                manager_blame_thermal(m, d, cap);
                 if (cap == d->dev->opps.cap)
                         continue;
                 (void) df_device_set_thermal_cap(d->dev, cap);
-                manager_blame_thermal(m, d, cap);
                 device_evaluate(d, true);
         }
         manager_detach_vanished_later(m);

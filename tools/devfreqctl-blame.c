@@ -105,6 +105,12 @@ static void print_row(char cells[BLAME_COLUMNS][128], const int *width) {
         }
 }
 
+/* A thermal rule's cap: the daemon's own entry (command and reason both "thermal RULE"). */
+static bool is_thermal_rule(const struct ctl_blame_entry *e) {
+        return e->id == 0 && e->uid == 0 && streq(e->command, e->reason) &&
+                strncmp(e->command, "thermal ", strlen("thermal ")) == 0;
+}
+
 static void format_row(const struct ctl_blame_entry *e, char cells[BLAME_COLUMNS][128]) {
         char buf[32];
 
@@ -113,6 +119,8 @@ static void format_row(const struct ctl_blame_entry *e, char cells[BLAME_COLUMNS
         snprintf(cells[2], 128, "%s", format_request_value(buf, e->type, e->value));
         if (e->id)
                 snprintf(cells[3], 128, "%" PRIu64, e->id);
+        else if (is_thermal_rule(e)) /* a rule is no request: it has no id, tripped or not */
+                snprintf(cells[3], 128, "rule");
         else
                 snprintf(cells[3], 128, "ended");
         snprintf(cells[4], 128, "%" PRIu32 " %s", e->uid, *e->unit ? e->unit : "-");

@@ -21,6 +21,15 @@ opp = 800MHz 1050mV
 
 $(dmc_clamp_section)
 
+; First in the file: on a tie with gpu-hot, the cap is board-hot's.
+[thermal board-hot]
+zone = cpu-thermal
+devices = gpu
+trip = 85C
+clear = 80C
+max-frequency = 400MHz
+poll = 50ms
+
 [thermal gpu-hot]
 zone = gpu-thermal
 devices = gpu
@@ -173,6 +182,38 @@ is "the rule's cap is in GetBlame, public" "$(rows 'print([(e[1], e[2], e[4], e[
         "[('max-frequency', 0, 'thermal gpu-hot', 'thermal gpu-hot', 400000000)]"
 within "its binding time is the time it capped, within one of its polls" \
         "$(rows 'print([e[7] for e in r if e[4] == "thermal gpu-hot"][0])')" $((t5 - t4b - 50000)) $((t5b - t4 + 50000))
+
+# ================================================================ a tie handed over
+# board-hot and gpu-hot set the same cap. While both are tripped it is board-hot's (the first);
+# when board-hot releases, the cap stays and its time goes on as gpu-hot's.
+board_temp() { "$setload" --temp "$root/sys/devices/virtual/thermal/thermal_zone0/temp" "$1"; }
+tripped() { [[ $(getp "$manager_path" "$manager_iface" ThermalRules) =~ \"$1\"\ \"[^\"]*\"\ $2\  ]]; }
+thermal_time() { rows 'print(sum(e[7] for e in r if e[4] == "thermal '"$1"'"))'; }
+board_temp 90000
+check "board-hot trips" wait_until 5 tripped board-hot true
+temp 90000
+check "gpu-hot trips too, at the same cap" wait_until 5 tripped gpu-hot true
+rows=$(blame)
+g0=$(thermal_time gpu-hot)
+sleep 0.3
+rows=$(blame)
+is "gpu-hot is not charged while board-hot holds the tie" "$(thermal_time gpu-hot)" "$g0"
+board_temp 70000
+check "board-hot releases" wait_until 5 tripped board-hot false
+is "the cap stays, gpu-hot's" "$(dget gpu ThermalCap)" 400000000
+rows=$(blame)
+b1=$(thermal_time board-hot) g1=$(thermal_time gpu-hot)
+sleep 0.6
+rows=$(blame)
+b2=$(thermal_time board-hot) g2=$(thermal_time gpu-hot)
+like "devfreqctl blame: a rule's row says rule, not ended, while it caps" "$("$devfreqctl" blame gpu)" \
+        $'\n *[0-9.]+(s|ms) +max-frequency +400 MHz +rule +0 - +thermal gpu-hot\n'
+like "... and after it released" "$("$devfreqctl" blame gpu)" \
+        $'\n *[0-9.]+(s|ms) +max-frequency +400 MHz +rule +0 - +thermal board-hot(\n|$)'
+is "board-hot's binding time stops when it releases" "$b2" "$b1"
+check "gpu-hot's grows from then on ($g1 -> $g2 µs)" test $((g2 - g1)) -ge 500000
+temp 70000
+check "gpu-hot releases" wait_until 5 cap_is 0
 
 # ================================================================ only a request that decides binds
 # A ceiling at the highest point lowers nothing; one at 400 MHz does.
