@@ -70,6 +70,50 @@ int ctl_bus_error(const char *subject, const sd_bus_error *error, int r) {
 
 /* --- the bus --------------------------------------------------------------------------------- */
 
+/* A transport's name: unix, tcp, nonce-tcp, unixexec, x-machine-unix... */
+static bool transport_char(char ch) {
+        return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                ch == '-' || ch == '_' || ch == '.';
+}
+
+/* One address, [p, end): TRANSPORT:KEY=VALUE[,KEY=VALUE...] as the D-Bus specification has it
+ * ("Server Addresses"), no key or value empty (a last ',' allowed, as libdbus has it). Whether
+ * the transport and its keys make sense, and the values' escaping, are sd-bus's to judge. */
+static bool address_valid(const char *p, const char *end) {
+        const char *start = p, *comma, *equals;
+
+        while (p < end && transport_char(*p))
+                p++;
+        if (p == start || p == end || *p != ':')
+                return false;
+        for (p++; p < end; p = comma + 1) {
+                comma = memchr(p, ',', (size_t) (end - p));
+                if (!comma)
+                        comma = end;
+                equals = memchr(p, '=', (size_t) (comma - p));
+                if (!equals || equals == p || equals + 1 == comma)
+                        return false;
+        }
+        return true;
+}
+
+/* A --bus value that is not system or session: one address or several separated by ';' (sd-bus
+ * tries them in turn), a last ';' allowed. */
+static bool bus_address_valid(const char *s) {
+        const char *end = s + strlen(s), *semicolon;
+
+        if (s == end)
+                return false;
+        for (const char *p = s; p < end; p = semicolon + 1) {
+                semicolon = memchr(p, ';', (size_t) (end - p));
+                if (!semicolon)
+                        semicolon = end;
+                if (!address_valid(p, semicolon))
+                        return false;
+        }
+        return true;
+}
+
 int ctl_connect(struct ctl *c) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         const char *what = c->bus_address;
@@ -87,6 +131,10 @@ int ctl_connect(struct ctl *c) {
                         r = sd_bus_set_bus_client(bus, 1);
                 if (r >= 0)
                         r = sd_bus_start(bus);
+                /* What sd-bus refuses to parse (a key missing or given twice, a bad escape, a
+                 * path too long) is the command line's fault, not the bus's. */
+                if (r == -EINVAL || r == -E2BIG)
+                        return ctl_usage("invalid bus '%s': not a valid D-Bus address", what);
                 what = "given";
         }
         if (r < 0)
@@ -378,6 +426,11 @@ static int parse_options(int n, char **argv, struct ctl *c, bool *ret_has_timeou
         while ((opt = getopt_long(n, argv, ":h", options, NULL)) >= 0) {
                 switch (opt) {
                 case ARG_BUS:
+                        if (!streq(optarg, "system") && !streq(optarg, "session") && !bus_address_valid(optarg))
+                                return ctl_usage(
+                                        "invalid bus '%s' (system, session or a D-Bus address such as "
+                                        "unix:path=/run/dbus/system_bus_socket)",
+                                        optarg);
                         c->bus_address = optarg;
                         break;
                 case ARG_JSON:
@@ -524,8 +577,9 @@ int main(int argc, char **argv) {
         cmd = parse_args(argc, argv, &c, &status);
         if (!cmd)
                 return status;
-        if (ctl_connect(&c) != 0)
-                return EXIT_DAEMON;
+        status = ctl_connect(&c);
+        if (status != 0)
+                return status;
         status = cmd->run(&c);
         sd_bus_flush_close_unref(c.bus);
         if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -81,6 +81,8 @@ int read_interfaces(sd_bus_message *m, const char *path, managed_object_cb cb, v
 int read_managed_objects(sd_bus_message *m, managed_object_cb cb, void *userdata);
 
 /* tools/devfreqctl.c */
+/* The bus of --bus into c->bus: 0, or the exit status after saying why (EXIT_USAGE for an
+ * address sd-bus cannot parse). */
 int ctl_connect(struct ctl *c);
 int ctl_bus_error(const char *subject, const sd_bus_error *error, int r);
 int ctl_fail(const char *subject, const char *fmt, ...) _printf_(2, 3);

@@ -105,6 +105,12 @@ is "status --json: gpu's frequency in Hz" "$(py 'print([x for x in d if x["Name"
 is "status --json: gpu's mode" "$(py 'print([x for x in d if x["Name"] == "gpu"][0]["Mode"])')" govern
 ctl --bus "$bus_address" status
 is "--bus ADDRESS reaches the daemon" "$rc:$(wc -l <<<"$out")" 0:6
+# A socket nothing listens on: its file stays after the process that bound it exits.
+"$PYTHON3" -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$tmp/dead.socket"
+ctl --bus "unix:path=$tmp/dead.socket;$bus_address" status
+is "--bus with two addresses: the second reaches the daemon when the first refuses" "$rc:$(wc -l <<<"$out"):$err" 0:6:
+ctl --bus "unix:path=$tmp/dead.socket;$bus_address;" status
+is "... a last ';' too" "$rc:$(wc -l <<<"$out"):$err" 0:6:
 ctl -- status
 is "-- before the command: the command follows it" "$rc:$(wc -l <<<"$out")" 0:6
 ctl -- show -- gpu
@@ -190,6 +196,29 @@ ctl requests nosuch
 check "requests of an unknown device: exit 1 and one line" eval 'test "$rc" = 1 && one_line'
 ctl --bus unix:path=$tmp/nobus.socket status
 check "a bus that is not there: exit 1 and one line" eval 'test "$rc" = 1 && one_line'
+ctl --bus "unix:path=$tmp/dead.socket" status
+is "a bus address nothing listens on: exit 1, one line saying so" "$rc|$out|$err" \
+        "1||devfreqctl: cannot connect to the given bus: Connection refused"
+# A --bus that is no address is the command line's fault, said before any connection is tried.
+bus_hint="(system, session or a D-Bus address such as unix:path=/run/dbus/system_bus_socket)"
+for value in foo "" unix "unix:path" "unix:=/run/x" "unix:path=" ":path=/run/x" "unix:,path=/run/x" \
+        "unix:path=/run/x;;unix:path=/run/y" "unix:path=/run/x;foo"; do
+        ctl --bus "$value" status
+        is "--bus '$value': exit 2, one line naming it and what is accepted" "$rc|$out|$err" \
+                "2||devfreqctl: invalid bus '$value' $bus_hint"
+done
+ctl --bus=foo request gpu min 600MHz
+is "... --bus=VALUE too, before the request is made" "$rc|$out|$err" "2||devfreqctl: invalid bus 'foo' $bus_hint"
+# An address sd-bus refuses: tcp without a port, a key twice, a bad escape, unix with neither path
+# nor abstract.
+for value in tcp:host=localhost "unix:path=/run/a,path=/run/b" "unix:path=%zz" "unix:"; do
+        ctl --bus "$value" status
+        is "--bus '$value': exit 2, one line saying it is no valid address" "$rc|$out|$err" \
+                "2||devfreqctl: invalid bus '$value': not a valid D-Bus address"
+done
+ctl --bus "unix:path=$tmp/dead.socket;unix:" status
+is "... the second address too, once the first refused" "$rc|$out|$err" \
+        "2||devfreqctl: invalid bus 'unix:path=$tmp/dead.socket;unix:': not a valid D-Bus address"
 
 # --- set-tunable, opp, set-governor, set-frequency -----------------------------------------------
 
