@@ -237,6 +237,11 @@ static int call_device(struct ctl *c, const char *name, const char *member, cons
 
 /* --- values from the command line -------------------------------------------------------------- */
 
+/* No value takes a sign: getopt takes a negative one for an option (unknown_option()). */
+static int negative_value(const char *s) {
+        return ctl_usage("%s: a value cannot be negative", s);
+}
+
 static int parse_frequency(const char *s, uint64_t *ret) {
         if (df_parse_frequency(s, ret) < 0)
                 return ctl_usage("invalid frequency '%s' (use e.g. 800MHz, 1.2GHz or a number of Hz)", s);
@@ -400,6 +405,26 @@ static const struct command *find_command(const char *name) {
         return NULL;
 }
 
+/* An option getopt does not know; `before` is optind before it looked. A '-' and a digit is no
+ * option but a negative value (set-frequency gpu -1, request gpu latency -1us), named whole. The
+ * digit is the first letter of its word: getopt stops at the first letter it does not know, and
+ * -h, the only one it knows, shows the help and ends there. getopt leaves a word as it takes its
+ * last letter, so the word is at optind - 1 when it is the digit alone and getopt moved (else that
+ * is an option's value, as in --reason -1 -1us), at optind otherwise. EXIT_USAGE after saying why. */
+static int unknown_option(char **argv, int before) {
+        const char *word = argv[optind - 1];
+
+        if (optopt >= '0' && optopt <= '9') {
+                if (!(optind > before && word[0] == '-' && word[1] == optopt && word[2] == '\0'))
+                        word = argv[optind];
+                return negative_value(word);
+        }
+        /* A letter of a run (-zus) leaves optind on its word. */
+        if (optopt > 0)
+                return ctl_usage("unknown option -%c (see --help)", optopt);
+        return ctl_usage("unknown option %s (see --help)", word);
+}
+
 /* The options before the command (up to `n`, where "--" stands): -1 to carry on, or the exit
  * status to stop with (help, version, usage errors). */
 static int parse_options(int n, char **argv, struct ctl *c, bool *ret_has_timeout) {
@@ -423,7 +448,7 @@ static int parse_options(int n, char **argv, struct ctl *c, bool *ret_has_timeou
         int opt;
 
         opterr = 0;
-        while ((opt = getopt_long(n, argv, ":h", options, NULL)) >= 0) {
+        for (int before = optind; (opt = getopt_long(n, argv, ":h", options, NULL)) >= 0; before = optind) {
                 switch (opt) {
                 case ARG_BUS:
                         if (!streq(optarg, "system") && !streq(optarg, "session") && !bus_address_valid(optarg))
@@ -455,13 +480,11 @@ static int parse_options(int n, char **argv, struct ctl *c, bool *ret_has_timeou
                 case ':':
                         return ctl_usage("option %s needs a value", argv[optind - 1]);
                 default:
-                        /* A letter of a cluster (-1us) leaves optind on its word; a long option
-                         * given a value it does not take (--json=x) is known by its code. */
+                        /* A long option given a value it does not take (--json=x) is known by
+                         * its code. */
                         if (optopt >= ARG_BUS)
                                 return ctl_usage("option %s takes no value", argv[optind - 1]);
-                        if (optopt > 0)
-                                return ctl_usage("unknown option -%c (see --help)", optopt);
-                        return ctl_usage("unknown option %s (see --help)", argv[optind - 1]);
+                        return unknown_option(argv, before);
                 }
         }
         return -1;

@@ -66,11 +66,33 @@ check "... one line" one_line
 ctl --frobnicate status
 check "an unknown option: exit 2 and one line" eval 'test "$rc" = 2 && one_line'
 contains "... naming it" "$err" "unknown option --frobnicate"
-ctl -1us status
+ctl -zus status
 check "an unknown letter in a cluster: exit 2 and one line" eval 'test "$rc" = 2 && one_line'
-contains "... naming the letter, not the word before it" "$err" "unknown option -1 (see --help)"
+contains "... naming the letter, not the word before it" "$err" "unknown option -z (see --help)"
 ctl status -abc
 contains "... after the command too" "$err" "unknown option -a (see --help)"
+ctl set-frequency gpu -z
+is "an unknown letter after the operands: exit 2, one line naming it" "$rc|$out|$err" \
+        "2||devfreqctl: unknown option -z (see --help)"
+ctl request gpu min 600MHz --frob
+is "an unknown long option after the operands: exit 2, one line naming it" "$rc|$out|$err" \
+        "2||devfreqctl: unknown option --frob (see --help)"
+# negative WORD ARG...: a '-' and a digit is a negative value, not an unknown option; no value takes
+# a sign. One line naming the word, whole.
+negative() {
+        local word=$1
+        shift
+        ctl "$@"
+        is "$*: exit 2, one line saying $word cannot be negative" "$rc|$out|$err" \
+                "2||devfreqctl: $word: a value cannot be negative"
+}
+negative -1 set-frequency gpu -1
+negative -5 request gpu min -5
+negative -300MHz hold gpu max -300MHz -- true
+negative -7 set-tunable gpu upthreshold -7
+negative -1us request gpu latency -1us
+negative -1us request gpu latency --reason -2 -1us
+negative -1 set-frequency gpu -1 -1us
 ctl --json=yes status
 check "a value for an option that takes none: exit 2 and one line" eval 'test "$rc" = 2 && one_line'
 contains "... saying so" "$err" "option --json=yes takes no value"
