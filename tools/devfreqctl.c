@@ -237,12 +237,19 @@ static int call_device(struct ctl *c, const char *name, const char *member, cons
 
 /* --- values from the command line -------------------------------------------------------------- */
 
-/* No value takes a sign: getopt takes a negative one for an option (unknown_option()). */
+/* No value takes a sign. getopt takes a negative one for an option (unknown_option()); after "--"
+ * it comes here. */
+static bool negative(const char *s) {
+        return s[0] == '-' && s[1] >= '0' && s[1] <= '9';
+}
+
 static int negative_value(const char *s) {
         return ctl_usage("%s: a value cannot be negative", s);
 }
 
 static int parse_frequency(const char *s, uint64_t *ret) {
+        if (negative(s))
+                return negative_value(s);
         if (df_parse_frequency(s, ret) < 0)
                 return ctl_usage("invalid frequency '%s' (use e.g. 800MHz, 1.2GHz or a number of Hz)", s);
         return 0;
@@ -265,6 +272,8 @@ static int parse_request_value(const char *type, const char *s, uint64_t *ret) {
 
         if (!streq(type, "latency"))
                 return parse_frequency(s, ret);
+        if (negative(s))
+                return negative_value(s);
         if (df_parse_latency(s, &usec) < 0)
                 return ctl_usage("invalid latency '%s' (use a duration such as 200us or 2ms)", s);
         *ret = usec;
@@ -280,6 +289,8 @@ static int parse_set_frequency(struct ctl *c) {
 static int parse_set_tunable(struct ctl *c) {
         uint32_t value;
 
+        if (negative(c->args[2]))
+                return negative_value(c->args[2]);
         if (df_safe_atou32(c->args[2], &value) < 0)
                 return ctl_usage("invalid tunable value '%s' (a whole number)", c->args[2]);
         c->value = value;

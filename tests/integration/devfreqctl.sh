@@ -93,6 +93,9 @@ negative -7 set-tunable gpu upthreshold -7
 negative -1us request gpu latency -1us
 negative -1us request gpu latency --reason -2 -1us
 negative -1 set-frequency gpu -1 -1us
+negative -1 set-frequency gpu -- -1
+negative -2ms request gpu latency -- -2ms
+negative -3 set-tunable gpu upthreshold -- -3
 ctl --json=yes status
 check "a value for an option that takes none: exit 2 and one line" eval 'test "$rc" = 2 && one_line'
 contains "... saying so" "$err" "option --json=yes takes no value"
