@@ -113,19 +113,31 @@ static void print_frequencies(FILE *f, const struct metrics *m) {
         family(f, "devfreqd_device_thermal_cap_hertz", "gauge",
                "The cap of tripped thermal rules on the device (devices without one are absent).");
         per_device(f, m, "devfreqd_device_thermal_cap_hertz", "ThermalCap", true);
-        family(f, "devfreqd_device_transitions_total", "counter", "Frequency transitions of the device.");
-        per_device(f, m, "devfreqd_device_transitions_total", "TransitionCount", false);
+}
+
+/* The kernel counts in clamp mode and devfreqd in govern mode: a mode is a counter of its own, or
+ * a reload that changes it would make the count jump or go down. */
+static void print_transitions(FILE *f, const struct metrics *m) {
+        family(f, "devfreqd_device_transitions_total", "counter",
+               "Frequency transitions of the device, counted by the kernel (clamp mode) or devfreqd (govern).");
+        for (size_t i = 0; i < m->n; i++) {
+                fputs("devfreqd_device_transitions_total{", f);
+                label(f, "device", device_name(&m->v[i]), true);
+                label(f, "mode", props_str(&m->v[i].props, "Mode"), false);
+                fprintf(f, "} %" PRIu64 "\n", props_num(&m->v[i].props, "TransitionCount"));
+        }
 }
 
 static void print_time_in_state(FILE *f, const struct metrics *m) {
         family(f, "devfreqd_device_time_in_state_seconds_total", "counter",
-               "Time the device spent at each frequency.");
+               "Time the device spent at each frequency, counted by the kernel (clamp mode) or devfreqd (govern).");
         for (size_t i = 0; i < m->n; i++)
                 for (size_t k = 0; k < m->v[i].n_states; k++) {
                         char hz[24];
                         snprintf(hz, sizeof(hz), "%" PRIu64, m->v[i].freqs[k]);
                         fputs("devfreqd_device_time_in_state_seconds_total{", f);
                         label(f, "device", device_name(&m->v[i]), true);
+                        label(f, "mode", props_str(&m->v[i].props, "Mode"), false);
                         label(f, "frequency_hertz", hz, false);
                         fprintf(f, "} %" PRIu64 ".%03" PRIu64 "\n", m->v[i].time_ms[k] / 1000,
                                 m->v[i].time_ms[k] % 1000);
@@ -300,6 +312,7 @@ static int collect(struct ctl *c, struct metrics *m) {
 static int print_all(FILE *f, const struct metrics *m) {
         print_info(f, m);
         print_frequencies(f, m);
+        print_transitions(f, m);
         print_time_in_state(f, m);
         print_energy(f, m);
         print_requests(f, m);

@@ -99,17 +99,19 @@ for d in status:
     n = d["Name"]
     for family, prop in (("devfreqd_device_frequency_hertz", "CurrentFrequency"),
                          ("devfreqd_device_min_frequency_hertz", "MinFrequency"),
-                         ("devfreqd_device_max_frequency_hertz", "MaxFrequency"),
-                         ("devfreqd_device_transitions_total", "TransitionCount")):
+                         ("devfreqd_device_max_frequency_hertz", "MaxFrequency")):
         if get(family, device=n) != d[prop]:
             bad.append(f"{n} {family}={get(family, device=n)} but {prop}={d[prop]}")
+    if get("devfreqd_device_transitions_total", device=n, mode=d["Mode"]) != d["TransitionCount"]:
+        bad.append(f"{n}: transitions_total in mode {d['Mode']} but TransitionCount={d['TransitionCount']}")
     live = sum(get("devfreqd_device_requests", device=n, type=t) for t in ("min-frequency", "max-frequency", "latency"))
     if live != len(d["Requests"]):
         bad.append(f"{n}: {live} requests counted, Requests has {len(d['Requests'])}")
     if (get("devfreqd_device_thermal_cap_hertz", device=n) or 0) != d["ThermalCap"]:
         bad.append(f"{n}: thermal cap")
+gpu_mode = [d["Mode"] for d in status if d["Name"] == "gpu"][0]
 for f, lo, hi in zip(before["frequencies"], before["time_in_state_ms"], after["time_in_state_ms"]):
-    v = get("devfreqd_device_time_in_state_seconds_total", device="gpu", frequency_hertz=str(f))
+    v = get("devfreqd_device_time_in_state_seconds_total", device="gpu", mode=gpu_mode, frequency_hertz=str(f))
     if v is None or not lo / 1000 <= v <= hi / 1000:
         bad.append(f"gpu time at {f}: {v} not within [{lo / 1000}, {hi / 1000}]")
 print(f"{len(status)} devices; " + ("; ".join(bad) if bad else "all agree"))
@@ -212,7 +214,7 @@ not_below() {
 }
 gpu_sample() { sample "$1" "device=\"gpu\"${2:+,$2}"; }
 scrape_metrics() { metrics=$("$devfreqctl" metrics); }
-tis_sample() { gpu_sample devfreqd_device_time_in_state_seconds_total "frequency_hertz=\"${1}000000\""; }
+tis_sample() { gpu_sample devfreqd_device_time_in_state_seconds_total "mode=\"govern\",frequency_hertz=\"${1}000000\""; }
 
 counters_conf 825mV 900mV
 start_daemon
@@ -228,14 +230,14 @@ scrape_metrics
 not_below "energy across a reload that lowers voltages" "$energy" \
         "$(gpu_sample devfreqd_device_energy_relative_total)"
 energy=$(gpu_sample devfreqd_device_energy_relative_total)
-transitions=$(gpu_sample devfreqd_device_transitions_total)
+transitions=$(gpu_sample devfreqd_device_transitions_total 'mode="govern"')
 declare -A tis
 for f in 200 400 800; do tis[$f]=$(tis_sample $f); done
 counters_conf 700mV 750mV "opp = 600MHz 1000mV"
 mcall Reload
 scrape_metrics
 not_below "transitions_total across a reload that adds a point" "$transitions" \
-        "$(gpu_sample devfreqd_device_transitions_total)"
+        "$(gpu_sample devfreqd_device_transitions_total 'mode="govern"')"
 for f in 200 400 800; do
         not_below "time in state at $f MHz across a reload that adds a point" "${tis[$f]}" "$(tis_sample $f)"
 done
@@ -321,14 +323,34 @@ near "a reset only the transition total shows: the whole count is charged" "$(dm
 kernel_ms 0 7000 0 0 # the total back at 30: counted on from there, so nothing more yet
 # A reload that changes the mode: the count goes on in the other mode (devfreqd's own clock in
 # govern mode, so it only has to be no lower).
+# The kernel's counters and devfreqd's are series of their own (the mode label): neither goes down
+# nor takes the other's count.
+dmc_counter() { # FAMILY MODE [LABELS]: one of the dmc's counter samples
+        sample "$1" "device=\"dmc\",mode=\"$2\"${3:+,$3}"
+}
+at_400='frequency_hertz="400000000"'
 energy=$(dmc_energy)
+scrape_metrics
+is "clamp: the kernel's transitions are the clamp series" \
+        "$(dmc_counter devfreqd_device_transitions_total clamp) $(grep -c '^devfreqd_device_transitions_total{device="dmc",mode="govern"' <<<"$metrics")" "30 0"
+is "clamp: the kernel's time at 400 MHz is the clamp series" "$(dmc_counter devfreqd_device_time_in_state_seconds_total clamp "$at_400")" "7.000"
 sed -i 's/^mode = clamp$/mode = govern\ngovernor = performance/' "$tmp/devfreqd.conf"
 mcall Reload
 not_below "energy across a reload from clamp to govern mode" "$energy" "$(dmc_energy)"
+scrape_metrics
+is "govern: the clamp series are gone" "$(grep -c '^devfreqd_device_[a-z_]*_total{device="dmc",mode="clamp"' <<<"$metrics")" 0
+govern_transitions=$(dmc_counter devfreqd_device_transitions_total govern)
+check "govern: devfreqd's own count is the govern series (${govern_transitions:-none}, not the kernel's 30)" \
+        test "${govern_transitions:-30}" -lt 30
 energy=$(dmc_energy)
 clamp_conf 700mV
 mcall Reload
 not_below "energy across a reload from govern to clamp mode" "$energy" "$(dmc_energy)"
+scrape_metrics
+not_below "clamp again: the kernel's transitions" 30 "$(dmc_counter devfreqd_device_transitions_total clamp)"
+not_below "clamp again: the kernel's time at 400 MHz" 7.000 \
+        "$(dmc_counter devfreqd_device_time_in_state_seconds_total clamp "$at_400")"
+is "clamp again: the govern series are gone" "$(grep -c '^devfreqd_device_[a-z_]*_total{device="dmc",mode="govern"' <<<"$metrics")" 0
 kernel_ms 0 7000 0 0 # the fake kernel kept trans_stat itself meanwhile: a count of ours again
 energy=$(dmc_energy)
 kernel_ms 0 9000 0 0
