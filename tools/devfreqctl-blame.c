@@ -108,7 +108,7 @@ static void print_row(char cells[BLAME_COLUMNS][128], const int *width) {
 /* A thermal rule's cap: the daemon's own entry (command and reason both "thermal RULE"). */
 static bool is_thermal_rule(const struct ctl_blame_entry *e) {
         return e->id == 0 && e->uid == 0 && streq(e->command, e->reason) &&
-                strncmp(e->command, "thermal ", strlen("thermal ")) == 0;
+                strneq(e->command, "thermal ", strlen("thermal "));
 }
 
 static void format_row(const struct ctl_blame_entry *e, char cells[BLAME_COLUMNS][128]) {
