@@ -360,8 +360,17 @@ int manager_attach_path(struct manager *m, const char *path) {
                 log_debug_errno(r, "%s: does not resolve inside the root, ignored: %m", path);
                 return 0;
         }
-        if (manager_find_path(m, canonical))
+        d = manager_find_path(m, canonical);
+        if (d && df_node_exists(d->node))
                 return 0;
+        if (d) {
+                /* Replaced with no remove event heard (a driver rebound while one was lost): the old
+                 * device goes, and the path is attached afresh as it goes. */
+                log_info("%s: %s went away and came back; attaching it afresh", d->name, canonical);
+                d->vanished = true;
+                manager_detach_vanished(m);
+                return manager_find_path(m, canonical) ? 1 : 0;
+        }
         cd = section_for(m, canonical);
         if (!cd && !m->config->autodiscover)
                 return 0;

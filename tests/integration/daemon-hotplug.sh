@@ -116,6 +116,28 @@ check "devfreqctl monitor shows it leaving" wait_until 5 more "gpu0: device remo
 check "... and arriving again" wait_until 5 more "gpu0: device added" "$added_before"
 is "... with the governor persisted for its name" "$(dget gpu0 Governor)" performance
 
+# ================================================================ replaced, its remove event lost
+# A driver rebound while the remove uevent was lost: only the add is heard, for a path that is
+# attached already. The node there is another one: the old device goes and the new one is attached.
+client_start a
+req=$(client_cmd a add gpu0 min-frequency 300000000)
+like "a request on gpu0 before it is replaced" "$req" '^ok '
+req=${req#ok }
+vanish
+appear
+is "the new node starts as its driver made it" "$(kread "$gpu0/governor")" simple_ondemand
+log_at=$(wc -l <"$daemon_log")
+uevent add devfreq /devices/platform/gpu0/devfreq/gpu0
+driven() { [[ $(kread "$gpu0/governor") == userspace ]]; }
+check "only the add is heard: the new node is driven as configured" wait_until $((5 * slow)) driven
+contains "... the log says the old one went and the path is attached afresh" \
+        "$(tail -n +$((log_at + 1)) "$daemon_log")" "gpu0: $gpu0 went away and came back; attaching it afresh"
+req_gone() { ! getp "$req" "$request_iface" Value >/dev/null 2>&1; }
+check "... the old device's request went with it" wait_until 5 req_gone
+check "... and gpu0 is on the bus" on_bus gpu0
+check "... its originals are the new node's" grep -q "^$gpu0	simple_ondemand	" "$tmp/run/originals"
+client_stop a
+
 # ================================================================ unrelated and malformed uevents
 sum=$(tree_sum)
 devices=$(getv "$manager_path" "$manager_iface" Devices)
