@@ -375,7 +375,8 @@ int manager_attach_path(struct manager *m, const char *path) {
         if (!cd && !m->config->autodiscover)
                 return 0;
         name = cd ? cd->name : strrchr(canonical, '/') + 1;
-        if (!cd && (manager_find_device(m, name) || !df_name_valid(name))) {
+        if (!cd &&
+            (manager_find_device(m, name) || df_config_find_device(m->config, name) || !df_name_valid(name))) {
                 log_warning("%s: not managing %s: the name is taken or invalid", name, canonical);
                 return 0;
         }

@@ -149,7 +149,8 @@ static int discover_one(struct manager *m, const struct df_config *c, struct bui
 
         if (df_root_resolve(&m->root, path, &canonical) < 0 || find_path(b, canonical))
                 return 0; /* a configured section wins */
-        if (name_taken(b, name) || !df_name_valid(name)) {
+        /* A section's name is its own even while its node is absent (it may appear later). */
+        if (name_taken(b, name) || df_config_find_device(c, name) || !df_name_valid(name)) {
                 log_warning("%s: not managing autodiscovered %s: the name is taken or invalid", name, path);
                 return 0;
         }

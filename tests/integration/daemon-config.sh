@@ -164,6 +164,15 @@ bad "a profile's upthreshold under the device's configured downdifferential" "$c
 write "${head_lines[@]}" "${gpu_lines[@]}" '' '[profile quiet]' 'gpu.downdifferential = 95' 'gpu.upthreshold = 100'
 like "a profile's pair that fits only together is accepted" "$(check_config 2>&1)" "configuration OK"
 
+# A section's name is its own while its node is absent: a node of that name is not autodiscovered
+# under it (two devices would share one name and one bus object once the section's node came).
+write '[daemon]' 'autodiscover = yes' '' '[device dmc]' 'path = /sys/class/devfreq/gpu-absent' 'mode = clamp'
+out=$(check_config 2>&1)
+contains "a node named like a section whose node is absent is not autodiscovered" "$out" \
+        "dmc: not managing autodiscovered /sys/class/devfreq/dmc: the name is taken"
+is "... and no device is listed under that name" "$(grep -c '^dmc$' <<<"$out" || true)" 0
+like "... the other nodes are" "$out" $'\nff9a0000.gpu\n'
+
 # Mistakes in a drop-in name the drop-in.
 write "${head_lines[@]}"
 printf '[device gpu]\npath = /sys/class/devfreq/ff9a0000.gpu\nmode = govern\ngovernor = turbo\n' \
