@@ -109,18 +109,29 @@ static bool at_bound(const char *value, const char *bound, bool is_min) {
         return is_min ? v <= b : v >= b;
 }
 
+/* "No limit" as a policy says it now: its cpuinfo bound of this moment (turbo switched on or off
+ * since the limit was found moves it), else the one recorded. */
+static const char *no_limit(struct df_node *n, const char *attr, const char *recorded, char *buf, size_t size) {
+        uint64_t v;
+
+        if (node_read_word(n->dirfd, attr, buf, size) >= 0 && df_safe_atou64(buf, &v) >= 0 && v > 0)
+                return buf;
+        return recorded;
+}
+
 int node_write_limits(struct df_node *n, const char *min, const char *max, const char *hw_min, const char *hw_max) {
         assert(n);
 
         const struct kind_attrs *a = node_attrs(n);
         bool devfreq = n->kind == DF_KIND_DEVFREQ;
+        char now_min[32], now_max[32];
         uint64_t new_min, cur_max;
         int r, k;
 
         if (at_bound(min, hw_min, true))
-                min = devfreq ? "0" : hw_min;
+                min = devfreq ? "0" : no_limit(n, "cpuinfo_min_freq", hw_min, now_min, sizeof(now_min));
         if (at_bound(max, hw_max, false))
-                max = devfreq ? "0" : hw_max;
+                max = devfreq ? "0" : no_limit(n, "cpuinfo_max_freq", hw_max, now_max, sizeof(now_max));
         if (df_safe_atou64(min, &new_min) < 0)
                 new_min = 0;
         if (df_attr_read_u64(n->dirfd, a->max, &cur_max) < 0)

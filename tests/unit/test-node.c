@@ -513,6 +513,24 @@ START_TEST(test_restore_no_limit) {
         assert_file(f->root, POLICY "0/scaling_min_freq", "800000");
         assert_file(f->root, POLICY "0/scaling_max_freq", "2400000");
         fixture_free(f);
+
+        /* The bound as the policy gives it when the limit is written back: turbo switched on since
+         * the record raised cpuinfo_max_freq, and "no limit" is the new top, not a cap at the old. */
+        f = fixture_policy(false);
+        ck_assert_int_eq(df_node_read_originals(f->n, &o), 0);
+        ck_assert_str_eq(o.hw_max, "4650000");
+        ck_assert_int_eq(df_node_prepare(f->n, DF_MODE_CLAMP), 0);
+        ck_assert_int_eq(set_range(f, 1200 * MHZ, 2000 * MHZ), 0);
+        df_test_put(f->root, POLICY "0/cpuinfo_max_freq", "5200000\n");
+        df_test_put(f->root, POLICY "0/cpuinfo_min_freq", "300000\n");
+        ck_assert_int_eq(df_node_restore(f->n, &o), 0);
+        assert_file(f->root, POLICY "0/scaling_min_freq", "300000");
+        assert_file(f->root, POLICY "0/scaling_max_freq", "5200000");
+        /* A bound that cannot be read: the recorded one. */
+        df_test_put(f->root, POLICY "0/cpuinfo_max_freq", "garbage\n");
+        ck_assert_int_eq(df_node_restore(f->n, &o), 0);
+        assert_file(f->root, POLICY "0/scaling_max_freq", "4650000");
+        fixture_free(f);
 }
 END_TEST
 
