@@ -86,21 +86,51 @@ static int node_first_write(struct df_node *n, void *userdata) {
         return originals_add(d->manager->originals, n->path, &o);
 }
 
-/* A record left by a crashed run that could not be written back at start (a write refused, the
- * node absent or its CPUs offline) is tried again when the node attaches, before anything reads
- * the crashed run's limits from sysfs as the ones found there. */
-static void restore_inherited(struct manager *m, struct manager_device *d) {
+/* A record still owed (left by a crashed run, or dropped with a device whose restore failed) is
+ * tried again when the node attaches, before anything reads the old limits from sysfs as the
+ * ones found there. */
+static void restore_owed(struct manager *m, struct manager_device *d) {
         struct originals_entry *e = originals_entry(m->originals, d->node->path);
         int r;
 
-        if (m->dry_run || !e || !e->inherited)
+        if (m->dry_run || !e || !e->owed)
                 return;
         r = restore_entry(&m->root, e, false);
         if (!restore_entry_done(r))
                 return;
         if (r > 0)
-                log_info("%s: original settings restored (left by an earlier run)", d->name);
+                log_info("%s: original settings restored (%s)", d->name, OWED_SINCE);
         (void) originals_remove(m->originals, d->node->path);
+}
+
+size_t manager_restore_owed(struct manager *m, bool managed_too, const char *why) {
+        bool changed = false;
+        size_t owed = 0;
+
+        assert(m);
+
+        for (size_t i = 0; !m->dry_run && i < m->originals->n;) {
+                struct originals_entry *e = &m->originals->entries[i];
+                int r;
+
+                if (!managed_too && manager_find_path(m, e->path)) {
+                        i++;
+                        continue;
+                }
+                r = restore_entry(&m->root, e, false);
+                if (!restore_entry_done(r)) {
+                        owed += r < 0; /* an absent node (0) may come back; nothing is held there */
+                        i++;
+                        continue;
+                }
+                if (r > 0)
+                        log_info("%s: original settings restored (%s)", e->path, why);
+                (void) originals_forget(m->originals, e->path);
+                changed = true;
+        }
+        if (changed)
+                (void) originals_save(m->originals);
+        return owed;
 }
 
 /* A device a reload kept goes on where it was when, with the persisted choices and the profile
@@ -125,7 +155,7 @@ static int device_activate(struct manager_device *d) {
 
         assert(d);
 
-        restore_inherited(d->manager, d);
+        restore_owed(d->manager, d);
         d->node->first_write = node_first_write;
         d->node->first_write_userdata = d;
         d->node->dry_run = d->manager->dry_run;
@@ -201,7 +231,7 @@ void activate_all(struct manager *m, struct manager_device **fresh, size_t n_fre
 
 /* Written back and forgotten; `save`: the file is saved now, else the caller saves once for many. */
 int restore_device(struct manager *m, struct manager_device *d, bool save) {
-        const struct originals_entry *e;
+        struct originals_entry *e;
         const struct df_originals *o;
         struct df_originals polite;
         int r;
@@ -215,7 +245,7 @@ int restore_device(struct manager *m, struct manager_device *d, bool save) {
         /* Sharing the limits, the ones to leave are those found last: another writer's since. Not
          * for a record a crashed run left: what was found then is that run's own limits. */
         if (d->dev->mode == DF_MODE_CLAMP && !d->dev->override_limits && d->node->drive == DF_DRIVE_CLAMP &&
-            !e->inherited && df_node_check_limits(d->node, NULL, 0) >= 0) {
+            !e->owed && df_node_check_limits(d->node, NULL, 0) >= 0) {
                 polite = *o;
                 memcpy(polite.min, d->node->found_min, sizeof(polite.min));
                 memcpy(polite.max, d->node->found_max, sizeof(polite.max));
@@ -227,11 +257,14 @@ int restore_device(struct manager *m, struct manager_device *d, bool save) {
         else if (r < 0 && !df_node_exists(d->node))
                 /* Gone before its removal was heard: its record goes as with a removal. */
                 log_info("%s: %s is gone, nothing to restore", d->name, d->node->path);
-        else if (r < 0)
+        else if (r < 0) {
+                /* Kept, and owed: tried again when the node attaches, when CPUs come and go, and at
+                 * exit; a record a crashed run left counts as such too. */
+                e->owed = true;
                 return log_error_errno(
                         r, "%s: restoring the original settings of %s failed: %s", d->name, d->node->path,
                         d->node->error[0] ? d->node->error : strerror(-r));
-        else {
+        } else {
                 log_info("%s: original settings restored", d->name);
                 d->prepared = false;
         }
@@ -372,8 +405,12 @@ int manager_attach_path(struct manager *m, const char *path) {
                 return manager_find_path(m, canonical) ? 1 : 0;
         }
         cd = section_for(m, canonical);
-        if (!cd && !m->config->autodiscover)
+        if (!cd && !m->config->autodiscover) {
+                /* Not to be managed, but a restore may be owed to it (dropped while it failed). */
+                if (originals_entry(m->originals, canonical))
+                        (void) manager_restore_owed(m, false, OWED_SINCE);
                 return 0;
+        }
         name = cd ? cd->name : strrchr(canonical, '/') + 1;
         if (!cd &&
             (manager_find_device(m, name) || df_config_find_device(m->config, name) || !df_name_valid(name))) {

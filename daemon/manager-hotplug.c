@@ -69,6 +69,8 @@ void manager_rescan_policies(struct manager *m) {
                 device_evaluate(d, true);
         }
         manager_detach_vanished(m);
+        /* A policy dropped while its CPUs were offline is owed its restore: it may be possible now. */
+        (void) manager_restore_owed(m, false, OWED_SINCE);
 }
 
 /* After a resume: what a driver or the firmware reset is written again, one log line a device. */

@@ -130,6 +130,13 @@ void activate_all(struct manager *m, struct manager_device **fresh, size_t n_fre
  * A write that fails keeps the record (for --restore) and returns its error; a node gone by then
  * has nothing to restore and loses its record, as with a removal. */
 int restore_device(struct manager *m, struct manager_device *d, bool save);
+/* The records of nodes no device manages (left by a crashed run, or by a device dropped while its
+ * restore failed), and with `managed_too` every record (at start, before any device writes),
+ * written back where that works now, and dropped. Returns how many stay owed to a node that is
+ * there; a node that is absent keeps its record for when it is back. */
+size_t manager_restore_owed(struct manager *m, bool managed_too, const char *why);
+/* What the log says of a record written back after it was owed a while. */
+#define OWED_SINCE "owed since an earlier run or attempt"
 /* Out of the list's way already: the listener told, the originals restored (`restore`) or dropped,
  * the device freed. */
 void remove_device(struct manager *m, struct manager_device *d, bool restore);

@@ -112,32 +112,6 @@ struct manager *manager_free(struct manager *m) {
         return NULL;
 }
 
-/*
- * Originals left by a run that did not restore them (a crash): written back before the new
- * configuration applies, whether it drives the node or not and in whatever mode, as a reload
- * does; the first write afterwards records them afresh. A record that cannot be restored now
- * stays: the first-write hook trusts it over what the crashed run left in sysfs.
- */
-static void restore_leftovers(struct manager *m) {
-        bool changed = false;
-
-        for (size_t i = 0; !m->dry_run && i < m->originals->n;) {
-                struct originals_entry *e = &m->originals->entries[i];
-                int r = restore_entry(&m->root, e, false);
-
-                if (!restore_entry_done(r)) {
-                        i++;
-                        continue;
-                }
-                if (r > 0)
-                        log_info("%s: original settings restored (left by an earlier run)", e->path);
-                (void) originals_forget(m->originals, e->path);
-                changed = true;
-        }
-        if (changed)
-                (void) originals_save(m->originals);
-}
-
 static void log_errors(const struct df_config_errors *e) {
         for (size_t i = 0; i < e->n; i++)
                 log_error("%s", e->messages[i]);
@@ -195,7 +169,10 @@ int manager_start(struct manager *m) {
                 return r == -ENOMEM ? log_oom() : r;
         }
         df_config_errors_done(&errors);
-        restore_leftovers(m);
+        /* Originals left by a run that did not restore them (a crash): written back before the new
+         * configuration applies, whether it drives the node or not; the first write afterwards
+         * records them afresh. One that cannot be restored now stays owed. */
+        (void) manager_restore_owed(m, true, "left by an earlier run");
         link_passive(m);
         (void) manager_thermal_load(m, m->config);
         manager_profile_choose(m); /* each device's first evaluation is under it */
@@ -334,7 +311,7 @@ int manager_reload(struct manager *m, char **ret_error) {
 }
 
 int manager_restore_all(struct manager *m) {
-        size_t failed = 0;
+        size_t failed = 0, owed;
 
         assert(m);
 
@@ -347,11 +324,18 @@ int manager_restore_all(struct manager *m) {
          * written back already; the next start writes the same originals again. */
         if (!m->dry_run)
                 (void) originals_save(m->originals);
-        if (failed == 0)
-                return 0;
-        return log_error_errno(
-                EIO, "%zu of %zu devices kept devfreqd's settings; their originals stay for devfreqd --restore",
-                failed, m->n_devices);
+        if (failed > 0)
+                log_error(
+                        "%zu of %zu devices kept devfreqd's settings; their originals stay for devfreqd --restore",
+                        failed, m->n_devices);
+        /* Then the nodes no device manages any more whose restore is still owed. */
+        owed = manager_restore_owed(m, false, OWED_SINCE);
+        if (owed > 0)
+                log_error(
+                        "%zu nodes devfreqd no longer manages kept its settings; their originals stay for "
+                        "devfreqd --restore",
+                        owed);
+        return failed + owed > 0 ? -EIO : 0;
 }
 
 char *manager_status(const struct manager *m) {

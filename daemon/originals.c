@@ -73,7 +73,7 @@ static int parse_line(struct originals *o, char *line) {
         r = append_entry(o, f[0], &e.values);
         if (r < 0)
                 return r;
-        o->entries[o->n - 1].inherited = true;
+        o->entries[o->n - 1].owed = true;
         return 0;
 }
 

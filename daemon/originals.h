@@ -12,8 +12,10 @@
 struct originals_entry {
         char *path; /* the node's canonical path inside the root */
         struct df_originals values;
-        /* Read from the file at start: left by a run that did not restore it (a crash). */
-        bool inherited;
+        /* A restore is owed before anything else touches the node: the record was read from the
+         * file at start (left by a run that did not restore it, a crash), or writing it back
+         * failed when the device was dropped (its CPUs offline, a write refused). */
+        bool owed;
 };
 
 struct originals {

@@ -279,10 +279,69 @@ uevent online cpu /devices/system/cpu/cpu0
 uncapped() { [[ $(kread "$policy0/scaling_max_freq") == 2400000 ]]; }
 check "... a CPU online: the record is written back when the policy attaches" wait_until 5 uncapped
 contains "... and the log says so" "$(tail -n +$((log_at + 1)) "$daemon_log")" \
-        "cpu: original settings restored (left by an earlier run)"
+        "cpu: original settings restored (owed since an earlier run or attempt)"
 stop_daemon TERM
 is "... devfreqd exits cleanly" "$daemon_status" 0
 check_restored "a crashed run's record restored once its policy is back, then SIGTERM"
+
+# ================================================ a policy dropped by a reload while its CPUs are offline
+# Its restore fails (the kernel refuses every access to an inactive policy with EBUSY); the record
+# is owed: written back when a CPU is back, and at exit counted as a failure while it cannot be.
+faults=$root/fakekernel.faults
+offline_busy() {
+        echo >"$root$policy0/affected_cpus"
+        local a
+        for a in scaling_governor scaling_min_freq scaling_max_freq scaling_setspeed scaling_available_governors; do
+                echo "${policy0#/}/$a EBUSY"
+        done >"$faults"
+        uevent offline cpu /devices/system/cpu/cpu0
+        uevent offline cpu /devices/system/cpu/cpu1
+}
+cpus_back() {
+        rm -f "$faults"
+        echo "0 1" >"$root$policy0/affected_cpus"
+}
+online_again() {
+        cpus_back
+        uevent online cpu /devices/system/cpu/cpu0
+}
+drop_cpu() { printf '%s\n' "[daemon]" "autodiscover = no" "" "$(dmc_clamp_section)" >"$tmp/devfreqd.conf"; }
+record_originals "$policy0"
+clamp_conf "max-frequency = 1.6GHz"
+start_daemon
+check "a clamp run caps the policy" wait_until 5 capped
+log_at=$(wc -l <"$daemon_log")
+offline_busy
+check "its CPUs go offline" wait_until 5 bash -c "tail -n +$((log_at + 1)) '$daemon_log' | grep -q 'cpu: every CPU of the policy is offline'"
+drop_cpu
+mcall Reload >/dev/null
+contains "a reload drops it: its restore fails while its CPUs are offline" \
+        "$(tail -n +$((log_at + 1)) "$daemon_log")" "cpu: restoring the original settings of $policy0 failed"
+check "... its record stays" grep -q "^$policy0	" "$tmp/run/originals"
+online_again
+check "... a CPU back: the record is written back although nothing manages the policy" wait_until 5 uncapped
+contains "... and the log says so" "$(tail -n +$((log_at + 1)) "$daemon_log")" \
+        "$policy0: original settings restored (owed since an earlier run or attempt)"
+check "... its record is gone" bash -c "! grep -q '^$policy0	' '$tmp/run/originals'"
+check_restored "a policy dropped while offline, restored when a CPU is back"
+# The same, but the daemon stops before a CPU is back: exit 1, the record kept for --restore.
+clamp_conf "max-frequency = 1.6GHz"
+mcall Reload >/dev/null
+check "the policy configured again is capped again" wait_until 5 capped
+log_at=$(wc -l <"$daemon_log")
+offline_busy
+check "its CPUs go offline" wait_until 5 bash -c "tail -n +$((log_at + 1)) '$daemon_log' | grep -q 'cpu: every CPU of the policy is offline'"
+drop_cpu
+mcall Reload >/dev/null
+stop_daemon TERM
+is "SIGTERM while a dropped policy is still owed its restore: exit 1" "$daemon_status" 1
+contains "... the log says why" "$(tail -n +$((log_at + 1)) "$daemon_log")" \
+        "1 nodes devfreqd no longer manages kept its settings; their originals stay for devfreqd --restore"
+check "... its record stays for --restore" grep -q "^$policy0	" "$tmp/run/originals"
+cpus_back
+out=$(LD_PRELOAD=$fakekernel "$devfreqd" --root "$root" --runtime-dir "$tmp/run" --restore 2>&1)
+contains "--restore writes it back once a CPU is back" "$out" "$policy0: original settings restored"
+check_restored "a dropped policy's record restored by --restore"
 
 # ================================================ a resume whose first reading gives no sample
 # The sample spanning a sleep is dropped. When the driver reset its counters over the sleep, the
