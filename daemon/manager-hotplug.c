@@ -27,6 +27,7 @@ void manager_detach_path(struct manager *m, const char *path) {
  * attach, gone ones detach (one re-created at its path is attached afresh), offline ones wait. */
 void manager_rescan_policies(struct manager *m) {
         char **paths = NULL;
+        bool regroup = false;
         size_t n = 0;
 
         assert(m);
@@ -54,6 +55,7 @@ void manager_rescan_policies(struct manager *m) {
                 if (online == !d->offline)
                         continue;
                 d->offline = !online;
+                regroup = true; /* its polling stops or starts again */
                 if (d->offline) {
                         log_info(
                                 "%s: every CPU of the policy is offline; leaving it alone until one is back",
@@ -68,6 +70,8 @@ void manager_rescan_policies(struct manager *m) {
                 df_device_force_write(d->dev);
                 device_evaluate(d, true);
         }
+        if (regroup)
+                manager_regroup(m);
         manager_detach_vanished(m);
         /* A policy dropped while its CPUs were offline is owed its restore: it may be possible now. */
         (void) manager_restore_owed(m, false, OWED_SINCE);

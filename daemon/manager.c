@@ -129,7 +129,9 @@ void manager_regroup(struct manager *m) {
                 struct manager_device **slot;
 
                 d->group = NULL;
-                if (d->vanished || !d->load || !df_device_polls(d->dev))
+                /* A policy whose CPUs are all offline is left alone: nothing to sample until one is
+                 * back (manager_rescan_policies() regroups then). */
+                if (d->vanished || d->offline || !d->load || !df_device_polls(d->dev))
                         continue;
                 g = group_get(m, d->spec->polling_usec);
                 if (!g)
@@ -145,9 +147,12 @@ void manager_regroup(struct manager *m) {
         }
         /* No polling device and no rule at an interval: no timer for it at all. */
         for (size_t i = 0; i < m->n_groups; i++) {
-                if (m->groups[i]->n_devices == 0 && m->groups[i]->n_rules == 0)
+                if (m->groups[i]->n_devices == 0 && m->groups[i]->n_rules == 0) {
+                        log_debug(
+                                "No poll timer every %" PRIu64 " us any more: nothing polls at that interval",
+                                m->groups[i]->interval);
                         group_free(m->groups[i]);
-                else
+                } else
                         m->groups[kept++] = m->groups[i];
         }
         m->n_groups = kept;

@@ -343,6 +343,26 @@ out=$(LD_PRELOAD=$fakekernel "$devfreqd" --root "$root" --runtime-dir "$tmp/run"
 contains "--restore writes it back once a CPU is back" "$out" "$policy0: original settings restored"
 check_restored "a dropped policy's record restored by --restore"
 
+# ================================================ a polled policy offline: its timer goes
+# Nothing is sampled while every CPU of the policy is offline: no timer wakes the daemon for it.
+printf '%s\n' "[daemon]" "autodiscover = no" "" "$(cpu_ondemand_section 50ms)" >"$tmp/devfreqd.conf"
+log_at=$(wc -l <"$daemon_log")
+start_daemon
+since_start() { tail -n +$((log_at + 1)) "$daemon_log"; }
+timers() { since_start | grep -c "$1" || true; }
+armed() { (($(timers 'A poll timer every 50000 us') >= $1)); }
+freed() { (($(timers 'No poll timer every 50000 us any more') >= 1)); }
+check "a policy on ondemand every 50 ms: a poll timer" wait_until 5 armed 1
+echo >"$root$policy0/affected_cpus"
+uevent offline cpu /devices/system/cpu/cpu0
+uevent offline cpu /devices/system/cpu/cpu1
+check "... every CPU offline: the timer goes" wait_until 5 freed
+echo "0 1" >"$root$policy0/affected_cpus"
+uevent online cpu /devices/system/cpu/cpu0
+check "... a CPU back: a timer again" wait_until 5 armed 2
+stop_daemon TERM
+is "... devfreqd exits cleanly" "$daemon_status" 0
+
 # ================================================ a resume whose first reading gives no sample
 # The sample spanning a sleep is dropped. When the driver reset its counters over the sleep, the
 # first reading after it gives no sample at all; the next one starts after the sleep and counts.
