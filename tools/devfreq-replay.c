@@ -253,10 +253,10 @@ static int new_device(const struct options *o, struct replay *rp, struct df_devi
                 return replay_bad_input(
                         "--governor: passive follows a parent device, which a replay does not have");
         if (o->interval) {
-                r = df_parse_duration(o->interval, &rp->interval_usec);
-                if (r < 0 || rp->interval_usec == 0)
-                        return replay_bad_input(
-                                "--interval: '%s' is not a duration above 0 (e.g. 100ms)", o->interval);
+                r = replay_parse_duration(
+                        NULL, 0, "--interval", o->interval, UINT64_MAX, "100ms", &rp->interval_usec);
+                if (r != 0)
+                        return r;
         }
 
         r = df_device_new("replay", DF_MODE_GOVERN, ret);

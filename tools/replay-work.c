@@ -43,13 +43,11 @@ static int parse_line(struct work_run *w, char *line, size_t lineno, uint64_t *c
                 if (strchr(comma + 1, ','))
                         return replay_bad_input(
                                 "%s:%zu: expected cycles[,deadline], got more fields", name, lineno);
-                r = df_parse_duration(comma + 1, &usec);
-                if (r < 0 || usec == 0)
-                        return replay_bad_input(
-                                "%s:%zu: deadline: '%s' is not a duration above 0 (e.g. 16.6ms)", name,
-                                lineno, comma + 1);
-                if (usec > UINT64_MAX / 1000)
-                        return replay_bad_input("%s:%zu: deadline: '%s' is too large", name, lineno, comma + 1);
+                /* In nanoseconds from here, so at most UINT64_MAX / 1000 us. */
+                r = replay_parse_duration(
+                        name, lineno, "deadline", comma + 1, UINT64_MAX / 1000, "16.6ms", &usec);
+                if (r != 0)
+                        return r;
                 *deadline = usec * 1000;
         } else
                 *deadline = w->model.interval_ns;

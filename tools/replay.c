@@ -40,6 +40,29 @@ int replay_parse_frequency_option(const char *name, const char *value, uint64_t 
         return 0;
 }
 
+int replay_parse_duration(
+        const char *trace_name, size_t lineno, const char *name, const char *value, uint64_t max,
+        const char *example, uint64_t *ret) {
+        char why[96];
+        uint64_t v;
+        int r;
+
+        r = df_parse_duration(value, &v);
+        if (r == 0 && v > max)
+                r = -ERANGE;
+        if (r == 0 && v > 0) {
+                *ret = v;
+                return 0;
+        }
+        if (r == -ERANGE)
+                (void) snprintf(why, sizeof(why), "too large");
+        else
+                (void) snprintf(why, sizeof(why), "not a duration above 0 (e.g. %s)", example);
+        if (trace_name)
+                return replay_bad_input("%s:%zu: %s: '%s' is %s", trace_name, lineno, name, value, why);
+        return replay_bad_input("%s: '%s' is %s", name, value, why);
+}
+
 int replay_add_opps(struct df_device *d, const char *list) {
         _cleanup_free_ char *copy = strdup(list);
         char *save = NULL;
@@ -163,18 +186,6 @@ static void account_energy(struct replay *rp, uint64_t freq, uint64_t duration_u
         rp->energy += v * v * (long double) freq * ((long double) duration_usec / 1e6L);
 }
 
-/* The optional fourth field: how long the sample lasted ("250ms"); the line is NUL-terminated
- * after it. */
-static int parse_duration_field(const struct replay *rp, size_t line, const char *s, uint64_t *ret) {
-        int r = df_parse_duration(s, ret);
-
-        if (r < 0 || *ret == 0)
-                return replay_bad_input(
-                        "%s:%zu: duration: '%s' is %s", rp->trace_name, line, s,
-                        r == -ERANGE ? "too large" : "not a duration above 0 (e.g. 250ms)");
-        return 0;
-}
-
 /* busy,total[,current[,duration]] of a load governor's line, handed to the device. */
 static int sample_line(
         struct replay *rp, const char *const *fields, const char *const *ends, size_t n, size_t lineno,
@@ -193,7 +204,9 @@ static int sample_line(
         if (r < 0)
                 return field_error(rp, lineno, "total", fields[1], ends[1], r);
         if (n == 4) {
-                r = parse_duration_field(rp, lineno, fields[3], duration);
+                /* The line is NUL-terminated after its fourth field. */
+                r = replay_parse_duration(
+                        rp->trace_name, lineno, "duration", fields[3], UINT64_MAX, "250ms", duration);
                 if (r != 0)
                         return r;
                 rp->own_durations = true;

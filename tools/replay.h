@@ -33,6 +33,13 @@ struct replay {
 /* A frequency option: 0, or EXIT_BAD_INPUT after saying why. */
 int replay_parse_frequency_option(const char *name, const char *value, uint64_t *ret);
 
+/* A duration above 0 and at most `max` µs ("250ms"), for the option `name`, or with `trace_name`
+ * for the field `name` of that line: 0, or EXIT_BAD_INPUT after saying it is too large or not a
+ * duration (like `example`). */
+int replay_parse_duration(
+        const char *trace_name, size_t lineno, const char *name, const char *value, uint64_t max,
+        const char *example, uint64_t *ret);
+
 /* "--opp" list "FREQ[@VOLTAGE],...": 0, EXIT_BAD_INPUT, or a negative errno. */
 int replay_add_opps(struct df_device *d, const char *list);
 

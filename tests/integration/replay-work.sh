@@ -93,6 +93,16 @@ bad() {
                 diag "status $status, stderr: $err"
         fi
 }
+# refused DESCRIPTION LINE ARGS...: exit status 2, and LINE the whole of stderr after "devfreq-replay: ".
+refused() {
+        local desc=$1 line=$2 status err
+        shift 2
+        set +e
+        err=$("$replay" "$@" 2>&1 >/dev/null)
+        status=$?
+        set -e
+        is "$desc" "$status: $err" "2: devfreq-replay: $line"
+}
 printf '%s\n' 100 12x >"$tmp/bad-cycles.csv"
 printf '%s\n' 100 100,soon >"$tmp/bad-deadline.csv"
 printf '%s\n' 100,0ms >"$tmp/zero-deadline.csv"
@@ -102,6 +112,14 @@ w=(--work --opp 100MHz,200MHz --governor energy_aware --interval 10ms)
 bad "cycles that are not a number" "bad-cycles.csv:2: cycles: '12x' is not a whole number" "${w[@]}" "$tmp/bad-cycles.csv"
 bad "a deadline that is not a duration" "bad-deadline.csv:2: deadline: 'soon'" "${w[@]}" "$tmp/bad-deadline.csv"
 bad "a zero deadline" "zero-deadline.csv:1: deadline: '0ms' is not a duration above 0" "${w[@]}" "$tmp/zero-deadline.csv"
+# A deadline is kept in nanoseconds: more than 64 bits of them is too large, as is one the
+# duration parser cannot hold at all.
+printf '%s\n' 1000,18446744073710s >"$tmp/far-deadline.csv"
+printf '%s\n' 1000,99999999999999999999ms >"$tmp/huge-deadline.csv"
+refused "a deadline beyond 64 bits of nanoseconds is too large" \
+        "$tmp/far-deadline.csv:1: deadline: '18446744073710s' is too large" "${w[@]}" "$tmp/far-deadline.csv"
+refused "a deadline beyond 64 bits of microseconds is too large" \
+        "$tmp/huge-deadline.csv:1: deadline: '99999999999999999999ms' is too large" "${w[@]}" "$tmp/huge-deadline.csv"
 bad "three fields" "three.csv:1: expected cycles\[,deadline\]" "${w[@]}" "$tmp/three.csv"
 bad "cycles beyond 64 bits" "huge.csv:1: cycles: .* too large" "${w[@]}" "$tmp/huge.csv"
 bad "voltages on some points only" "give every point a voltage or none" \

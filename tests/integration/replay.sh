@@ -103,6 +103,16 @@ bad() {
                 diag "status $status, stderr: $err"
         fi
 }
+# refused DESCRIPTION LINE ARGS...: exit status 2, and LINE the whole of stderr after "devfreq-replay: ".
+refused() {
+        local desc=$1 line=$2 status err
+        shift 2
+        set +e
+        err=$("$replay" "$@" 2>&1 >/dev/null)
+        status=$?
+        set -e
+        is "$desc" "$status: $err" "2: devfreq-replay: $line"
+}
 printf '%s\n' 10,100 '# comment' '' 10,abc >"$tmp/bad-field.csv"
 printf '%s\n' 10,100 10 >"$tmp/one-field.csv"
 printf '%s\n' 1,2,3,4s,5 >"$tmp/five-fields.csv"
@@ -120,6 +130,15 @@ bad "a duration needs a unit" "durations.csv:1: duration: '4' is not a duration 
 sed -i 1d "$tmp/durations.csv"
 bad "a duration of 0 is refused" "durations.csv:1: duration: '0' is not a duration above 0" \
         --opp 100MHz --governor ondemand "$tmp/durations.csv"
+printf '%s\n' 1,2,,99999999999999999999ms >"$tmp/long-duration.csv"
+refused "a duration beyond 64 bits of microseconds is too large" \
+        "$tmp/long-duration.csv:1: duration: '99999999999999999999ms' is too large" \
+        --opp 100MHz --governor ondemand "$tmp/long-duration.csv"
+refused "an --interval beyond 64 bits of microseconds is too large" \
+        "--interval: '18446744073709552s' is too large" \
+        --opp 100MHz --governor ondemand --interval 18446744073709552s "$tmp/durations.csv"
+refused "an --interval of 0 is refused" "--interval: '0ms' is not a duration above 0 (e.g. 100ms)" \
+        --opp 100MHz --governor ondemand --interval 0ms "$tmp/durations.csv"
 printf '%s\n' 10,100, >"$tmp/empty-current.csv"
 bad "an empty current needs a duration after it" "empty-current.csv:1: current: '' is not a whole number" \
         --opp 100MHz --governor ondemand "$tmp/empty-current.csv"
