@@ -107,13 +107,17 @@ static int feed(struct work_run *w, char *line, size_t lineno, FILE *out) {
 
 static int check_points(struct work_run *w) {
         struct df_device *dev = w->rp->dev;
-        char a[DF_FREQ_STRING_MAX], b[DF_DURATION_STRING_MAX];
+        char a[DF_FREQ_STRING_MAX], b[DF_DURATION_STRING_MAX], c[DF_DURATION_STRING_MAX];
         int r;
 
         r = work_model_init(&w->model, &dev->opps, w->rp->interval_usec, w->o->static_power);
         if (r == -EINVAL)
                 return replay_bad_input(
                         "--work: give every point a voltage or none (V is then proportional to f)");
+        if (r == -ERANGE) /* a window is kept in nanoseconds */
+                return replay_bad_input(
+                        "--interval: %s is too large for --work (at most %s)",
+                        df_format_duration(b, w->rp->interval_usec), df_format_duration(c, UINT64_MAX / 1000));
         if (r < 0)
                 return r;
         if (df_opp_find(&dev->opps, dev->current) < 0)

@@ -120,6 +120,9 @@ refused "a deadline beyond 64 bits of nanoseconds is too large" \
         "$tmp/far-deadline.csv:1: deadline: '18446744073710s' is too large" "${w[@]}" "$tmp/far-deadline.csv"
 refused "a deadline beyond 64 bits of microseconds is too large" \
         "$tmp/huge-deadline.csv:1: deadline: '99999999999999999999ms' is too large" "${w[@]}" "$tmp/huge-deadline.csv"
+refused "an --interval beyond 64 bits of nanoseconds is too large for --work, naming the bound" \
+        "--interval: 18446744073.709552 s is too large for --work (at most 18446744073.709551 s)" \
+        --work --opp 100MHz --governor performance --interval 18446744073709552us "$tmp/three.csv"
 bad "three fields" "three.csv:1: expected cycles\[,deadline\]" "${w[@]}" "$tmp/three.csv"
 bad "cycles beyond 64 bits" "huge.csv:1: cycles: .* too large" "${w[@]}" "$tmp/huge.csv"
 bad "voltages on some points only" "give every point a voltage or none" \
