@@ -88,13 +88,23 @@ static int run_window(struct work_run *w, uint64_t cycles, FILE *out) {
         return 0;
 }
 
+/* Whether the windows' clock, in nanoseconds, holds the end of the next window. */
+static bool clock_holds_window(const struct work_run *w) {
+        return w->sim.window < UINT64_MAX / w->model.interval_ns;
+}
+
 static int feed(struct work_run *w, char *line, size_t lineno, FILE *out) {
+        char a[DF_DURATION_STRING_MAX];
         uint64_t cycles = 0, deadline = 0;
         int r;
 
         r = parse_line(w, line, lineno, &cycles, &deadline);
         if (r != 0)
                 return r;
+        if (!clock_holds_window(w))
+                return replay_bad_input(
+                        "%s:%zu: the windows would last longer than %s in all", w->rp->trace_name, lineno,
+                        df_format_duration(a, UINT64_MAX / 1000));
         r = work_sim_add(&w->sim, cycles, deadline);
         if (r == -ERANGE)
                 return replay_bad_input("%s:%zu: the deadline is too far", w->rp->trace_name, lineno);
@@ -191,6 +201,7 @@ static bool is_header(const char *line) {
 
 static int work_loop(struct work_run *w, FILE *in, FILE *out) {
         struct replay_reader rd = {};
+        char a[DF_DURATION_STRING_MAX];
         int r;
 
         fputs("cycles,done,backlog,missed,busy,total,current,governor,target\n", out);
@@ -213,6 +224,10 @@ static int work_loop(struct work_run *w, FILE *in, FILE *out) {
                                 "%s: work is left after %" PRIu64 " empty windows past the trace; the points "
                                 "in use cannot finish it (see LIMITS in devfreq-replay(1))",
                                 w->rp->trace_name, WORK_DRAIN_MAX_WINDOWS);
+                if (!clock_holds_window(w))
+                        return replay_bad_input(
+                                "%s: the windows after the trace would last longer than %s in all",
+                                w->rp->trace_name, df_format_duration(a, UINT64_MAX / 1000));
                 r = run_window(w, 0, out);
                 if (r != 0)
                         return r;

@@ -264,6 +264,12 @@ static int replay_line(struct replay *rp, char *line, size_t len, size_t lineno,
                         return r;
         }
 
+        /* The clock holds the end of every sample, or the trace is refused: time in state and
+         * the governors' timing would wrap. */
+        if (duration > UINT64_MAX - rp->now)
+                return replay_bad_input(
+                        "%s:%zu: the samples would last longer than %s in all", rp->trace_name, lineno,
+                        df_format_duration(buf, UINT64_MAX));
         seen = rp->dev->current;
         r = df_device_evaluate(rp->dev, rp->now, &ev);
         if (r < 0)

@@ -123,6 +123,15 @@ refused "a deadline beyond 64 bits of microseconds is too large" \
 refused "an --interval beyond 64 bits of nanoseconds is too large for --work, naming the bound" \
         "--interval: 18446744073.709552 s is too large for --work (at most 18446744073.709551 s)" \
         --work --opp 100MHz --governor performance --interval 18446744073709552us "$tmp/three.csv"
+# The windows are kept in nanoseconds: 2^64 - 1 of them in all, those after the trace too.
+printf '%s\n' 1000 1000 1000 >"$tmp/long-windows.csv"
+refused "a window the clock cannot hold the end of is refused, naming its line" \
+        "$tmp/long-windows.csv:3: the windows would last longer than 18446744073.709551 s in all" \
+        --work --opp 200MHz,400MHz --governor simple_ondemand --interval 9223372036854775us "$tmp/long-windows.csv"
+printf '%s\n' 18000000000000000000 >"$tmp/long-drain.csv"
+refused "... and so is a window after the trace" \
+        "$tmp/long-drain.csv: the windows after the trace would last longer than 18446744073.709551 s in all" \
+        --work --opp 100MHz --governor powersave --interval 9223372036854775us "$tmp/long-drain.csv"
 bad "three fields" "three.csv:1: expected cycles\[,deadline\]" "${w[@]}" "$tmp/three.csv"
 bad "cycles beyond 64 bits" "huge.csv:1: cycles: .* too large" "${w[@]}" "$tmp/huge.csv"
 bad "voltages on some points only" "give every point a voltage or none" \

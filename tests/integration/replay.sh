@@ -137,6 +137,21 @@ refused "a duration beyond 64 bits of microseconds is too large" \
 refused "an --interval beyond 64 bits of microseconds is too large" \
         "--interval: '18446744073709552s' is too large" \
         --opp 100MHz --governor ondemand --interval 18446744073709552s "$tmp/durations.csv"
+# The clock of a replay counts 2^64 - 1 us: two samples of 2^63 - 1 us fit, a third is refused, as
+# is a trace of per-line durations that together pass it.
+printf '%s\n' 50,100 60,100 70,100 >"$tmp/long-samples.csv"
+out=$("$replay" --opp 200MHz@800mV,400MHz@900mV --governor simple_ondemand --interval 9223372036854775807us \
+        --summary - < <(sed 2q "$tmp/long-samples.csv"))
+contains "two samples that fill the clock: their whole time in state" "$out" \
+        '* 400000000:         0         018446744073709551'
+refused "a sample the clock cannot hold the end of is refused, naming its line" \
+        "$tmp/long-samples.csv:3: the samples would last longer than 18446744073709.551615 s in all" \
+        --opp 200MHz@800mV,400MHz@900mV --governor simple_ondemand --interval 9223372036854775807us \
+        --summary "$tmp/long-samples.csv"
+printf '%s\n' 0,100,,18446744073709551615us 0,100,,1us >"$tmp/long-durations.csv"
+refused "... and so is a duration that passes it after the others" \
+        "$tmp/long-durations.csv:2: the samples would last longer than 18446744073709.551615 s in all" \
+        --opp 100MHz --governor ondemand "$tmp/long-durations.csv"
 refused "an --interval of 0 is refused" "--interval: '0ms' is not a duration above 0 (e.g. 100ms)" \
         --opp 100MHz --governor ondemand --interval 0ms "$tmp/durations.csv"
 printf '%s\n' 10,100, >"$tmp/empty-current.csv"
