@@ -217,6 +217,8 @@ static int work_loop(struct work_run *w, FILE *in, FILE *out) {
         free(rd.line);
         if (r != 0)
                 return r;
+        if (w->windows == 0) /* as replay_stream() */
+                return replay_bad_input("%s: no work lines", w->rp->trace_name);
         /* Empty windows until all work is done: they still count energy and misses. */
         while (w->sim.backlog > 0) {
                 if (w->drain >= WORK_DRAIN_MAX_WINDOWS)

@@ -333,6 +333,9 @@ int replay_stream(struct replay *rp, FILE *in, FILE *out) {
                         break;
         }
         free(rd.line);
+        /* A replay of nothing has nothing to report: no decision, and a summary of zeros. */
+        if (r == 0 && rp->samples == 0)
+                return replay_bad_input("%s: no samples", rp->trace_name);
         return r;
 }
 
@@ -350,7 +353,7 @@ int replay_print_summary(struct replay *rp, FILE *out) {
         else
                 fprintf(out, "\n# %zu samples of %s\n%s", rp->samples,
                         df_format_duration(a, rp->interval_usec), text);
-        if (rp->energy_known && rp->samples > 0)
+        if (rp->energy_known)
                 fprintf(out, "Relative dynamic energy : %.6Lg V^2*Hz*s\n", rp->energy);
         else
                 fprintf(out,

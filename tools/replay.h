@@ -59,7 +59,8 @@ struct replay_reader {
  * EXIT_BAD_INPUT, naming file:line, for a NUL byte or a read error. */
 int replay_next_line(const char *trace_name, FILE *in, struct replay_reader *rd);
 
-/* The CSV out of the trace `in`: 0, EXIT_BAD_INPUT (naming file:line), or a negative errno. */
+/* The CSV out of the trace `in`: 0, EXIT_BAD_INPUT (naming file:line, or the file for a trace
+ * without a sample), or a negative errno. */
 int replay_stream(struct replay *rp, FILE *in, FILE *out);
 
 /* Time in state, transitions and energy after the CSV. */

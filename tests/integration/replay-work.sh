@@ -132,6 +132,11 @@ printf '%s\n' 18000000000000000000 >"$tmp/long-drain.csv"
 refused "... and so is a window after the trace" \
         "$tmp/long-drain.csv: the windows after the trace would last longer than 18446744073.709551 s in all" \
         --work --opp 100MHz --governor powersave --interval 9223372036854775us "$tmp/long-drain.csv"
+: >"$tmp/empty.csv"
+refused "an empty trace is refused, in one line naming it" "$tmp/empty.csv: no work lines" \
+        --work --summary --opp 200MHz@800mV,400MHz@900mV --governor simple_ondemand "$tmp/empty.csv"
+refused "... and so is one of comments and a header only" "<stdin>: no work lines" \
+        "${w[@]}" - <<<$'# nothing yet\ncycles,deadline'
 bad "three fields" "three.csv:1: expected cycles\[,deadline\]" "${w[@]}" "$tmp/three.csv"
 bad "cycles beyond 64 bits" "huge.csv:1: cycles: .* too large" "${w[@]}" "$tmp/huge.csv"
 bad "voltages on some points only" "give every point a voltage or none" \

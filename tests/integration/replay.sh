@@ -152,6 +152,11 @@ printf '%s\n' 0,100,,18446744073709551615us 0,100,,1us >"$tmp/long-durations.csv
 refused "... and so is a duration that passes it after the others" \
         "$tmp/long-durations.csv:2: the samples would last longer than 18446744073709.551615 s in all" \
         --opp 100MHz --governor ondemand "$tmp/long-durations.csv"
+: >"$tmp/empty.csv"
+refused "an empty trace is refused, in one line naming it" "$tmp/empty.csv: no samples" \
+        --opp 200MHz@800mV,400MHz@900mV --governor simple_ondemand --summary "$tmp/empty.csv"
+refused "... and so is one of comments and a header only" "<stdin>: no samples" \
+        --opp 200MHz --governor performance - <<<$'# nothing yet\nbusy,total'
 refused "an --interval of 0 is refused" "--interval: '0ms' is not a duration above 0 (e.g. 100ms)" \
         --opp 100MHz --governor ondemand --interval 0ms "$tmp/durations.csv"
 printf '%s\n' 10,100, >"$tmp/empty-current.csv"
