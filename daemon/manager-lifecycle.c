@@ -307,6 +307,8 @@ int manager_reload(struct manager *m, char **ret_error) {
         if (m->listener && m->listener->devices_changed)
                 m->listener->devices_changed(m, m->listener_userdata);
         log_info("Configuration reloaded: %zu devices", m->n_devices);
+        if (m->listener && m->listener->reloaded)
+                m->listener->reloaded(m, m->listener_userdata);
         return 0;
 }
 

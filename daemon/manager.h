@@ -85,6 +85,8 @@ struct manager_listener {
         void (*profile_requests)(struct manager *m, struct manager_device *d, void *userdata);
         /* A thermal rule tripped or released, or the rules changed (not on every reading). */
         void (*thermal_changed)(struct manager *m, void *userdata);
+        /* A reload took the new configuration (after its devices and profile settled). */
+        void (*reloaded)(struct manager *m, void *userdata);
 };
 
 /* Where the active profile came from (ActiveProfileSource). */

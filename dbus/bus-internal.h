@@ -300,6 +300,9 @@ int bus_connect(const char *address, sd_bus **ret);
 
 int power_profiles_start(struct bus *b);
 void power_profiles_free(struct bus *b);
+/* After a reload (a manager listener): power-profiles-daemon's profile is read again, as at start,
+ * when following is on, unless a client's choice is in force and following was on before. */
+void power_profiles_reloaded(struct manager *m, void *userdata);
 
 /* dbus/bus-service.c */
 /*

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Following power-profiles-daemon: its ActiveProfile, read at start, on every PropertiesChanged and
- * whenever the service appears, makes the devfreqd profile of the same name active (or none). The
- * newer name org.freedesktop.UPower.PowerProfiles first, else net.hadess.PowerProfiles. It is never
- * activated; a failure to read it is a log line and changes nothing. Its signals are believed only
- * from the owner of its name, and switches are coalesced: the latest value is applied once the bus
- * has nothing else waiting, so a burst of changes costs one switch. */
+/* Following power-profiles-daemon: its ActiveProfile, read at start, on every PropertiesChanged,
+ * whenever the service appears and after a reload, makes the devfreqd profile of the same name
+ * active (or none). The newer name org.freedesktop.UPower.PowerProfiles first, else
+ * net.hadess.PowerProfiles. It is never activated; a failure to read it is a log line and changes
+ * nothing. Its signals are believed only from the owner of its name, and switches are coalesced:
+ * the latest value is applied once the bus has nothing else waiting, so a burst of changes costs
+ * one switch. */
 
 #include <assert.h>
 #include <errno.h>
@@ -30,6 +31,7 @@ struct power_profiles {
         sd_bus_slot *props_match[N_SERVICES];
         sd_bus_slot *query[N_SERVICES];
         bool fallback; /* at start: ask the older name when the newer one is not there */
+        bool followed; /* following was on at start or at the last reload */
         char *pending; /* the latest ActiveProfile not applied yet, with its service */
         const struct service *pending_service;
         sd_event_source *apply; /* idle-priority: applies `pending` */
@@ -226,11 +228,33 @@ int power_profiles_start(struct bus *b) {
                 log_warning_errno(r, "Cannot watch power-profiles-daemon: %m");
                 return 0;
         }
-        if (following(pp)) {
+        pp->followed = following(pp);
+        if (pp->followed) {
                 pp->fallback = true;
                 (void) query(pp, 0);
         }
         return 0;
+}
+
+void power_profiles_reloaded(struct manager *m, void *userdata) {
+        struct bus *b = userdata;
+        struct power_profiles *pp = b->power_profiles;
+        bool was;
+
+        if (!pp)
+                return;
+        was = pp->followed;
+        pp->followed = following(pp);
+        /* The new configuration may name the desktop's profile, or have just turned following on;
+         * a client's choice made while following outlives a reload, as until the desktop's next
+         * switch. */
+        if (!pp->followed || (was && m->profile_source == PROFILE_SOURCE_CLIENT))
+                return;
+        for (size_t i = 0; i < N_SERVICES; i++)
+                if (name_watch_owner(pp->owner[i])) {
+                        (void) query(pp, i);
+                        return;
+                }
 }
 
 void power_profiles_free(struct bus *b) {

@@ -105,6 +105,7 @@ static const struct manager_listener listener = {
         .profile_changed = manager_emit_profile_changed,
         .thermal_changed = manager_emit_thermal_changed,
         .profile_requests = held_requests_sync,
+        .reloaded = power_profiles_reloaded,
 };
 
 /* --- setup ------------------------------------------------------------------------------------ */

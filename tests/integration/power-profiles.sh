@@ -157,4 +157,26 @@ bctl call "$upower" /org/freedesktop/UPower/PowerProfiles org.freedesktop.DBus.P
 mcall GetDevice s gpu >/dev/null # a round trip after the signal
 is "and a change of the desktop's profile is not followed" "$(mget ActiveProfile)" "balanced"
 
+# ================================================================================ reloads
+# A reload re-resolves the profile as a start does: following turned on takes the desktop's at once.
+sed -i 's/^follow-power-profiles = no$/follow-power-profiles = yes/' "$tmp/devfreqd.conf"
+mcall Reload >/dev/null
+check "a reload turning following on takes the desktop's profile (performance)" \
+        wait_until $((5 * slow)) active_is "performance power-profiles-daemon"
+# A client's choice made while following outlives a reload, as it does until the desktop switches.
+mcall SetProfile s balanced
+mcall Reload >/dev/null
+mcall GetDevice s gpu >/dev/null # a round trip after the reload
+is "a reload keeps a client's choice made while following" "$(mget ActiveProfile) $(mget ActiveProfileSource)" \
+        "balanced client"
+# The desktop names a profile the configuration lacks (none here); a reload that adds it takes it.
+bctl call "$upower" /org/freedesktop/UPower/PowerProfiles org.freedesktop.DBus.Properties Set ssv \
+        "$upower" ActiveProfile s eco
+check "the desktop switches to eco, which names no profile: none" wait_until $((5 * slow)) active_is " "
+printf '%s\n' "" "[profile eco]" "gpu.max-frequency = 300MHz" >>"$tmp/devfreqd.conf"
+mcall Reload >/dev/null
+check "a reload that adds [profile eco] takes the desktop's eco" \
+        wait_until $((5 * slow)) active_is "eco power-profiles-daemon"
+check "... and its ceiling holds" wait_until 5 ceiling_is 300000000
+
 tap_done
