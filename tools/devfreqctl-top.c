@@ -6,13 +6,17 @@
 #include <curses.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <systemd/sd-event.h>
 #include <term.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "devfreqctl.h"
 #include "units.h"
@@ -243,6 +247,60 @@ static int on_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *er
         return sd_event_exit(t->event, EXIT_DAEMON);
 }
 
+/* --- text on the screen ---------------------------------------------------------------------------- */
+
+/* The character at `s` as it is drawn: its length in bytes, its width in columns in *cols, and
+ * whether it is drawn as it is. A byte the locale cannot decode, or a character that is not
+ * printable (a control character among them), is drawn as one '?': nothing in a string moves the
+ * cursor, or takes more columns than counted. 0 at the end of `s`. */
+static size_t char_at(const char *s, int *cols, bool *printable) {
+        mbstate_t state = {};
+        wchar_t wc;
+        size_t n;
+
+        if (!*s)
+                return 0;
+        n = mbrtowc(&wc, s, strnlen(s, MB_LEN_MAX), &state);
+        *cols = n != 0 && n < (size_t) -2 ? wcwidth(wc) : -1;
+        *printable = *cols >= 0;
+        if (*printable)
+                return n;
+        *cols = 1;
+        return n != 0 && n < (size_t) -2 ? n : 1;
+}
+
+/* Draws `s` at the cursor within `cols` columns, whole characters only. The columns used. */
+static int put_text(const char *s, int cols) {
+        int used = 0, w;
+        bool printable;
+
+        for (size_t n; (n = char_at(s, &w, &printable)) > 0 && used + w <= cols; s += n, used += w)
+                if (printable)
+                        addnstr(s, (int) n);
+                else
+                        addch('?');
+        return used;
+}
+
+/* A line of text from column x of line y, cut at the right edge of the screen: curses is never
+ * handed more than fits, so nothing wraps onto the next line. */
+_printf_(3, 4) static void put_line(int y, int x, const char *fmt, ...) {
+        char *s;
+        va_list ap;
+        int r;
+
+        if (y < 0 || y >= LINES || x < 0 || x >= COLS)
+                return;
+        va_start(ap, fmt);
+        r = vasprintf(&s, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return;
+        move(y, x);
+        (void) put_text(s, COLS - x);
+        free(s);
+}
+
 /* --- drawing ----------------------------------------------------------------------------------- */
 
 static int compare_names(const struct object *a, const struct object *b) {
@@ -344,8 +402,8 @@ static void draw_header(struct top *t) {
         if (ctl_profile_phrase(&t->manager, &profile) != EXIT_SUCCESS)
                 return;
         attron(A_REVERSE);
-        mvprintw(0, 0, "%-*s", COLS, "");
-        mvprintw(
+        mvhline(0, 0, ' ' | A_REVERSE, COLS);
+        put_line(
                 0, 0, " devfreqd %s  Profile: %s  Devices: %zu  Sort: %s", version, profile, t->n_rows,
                 sort_names[t->sort]);
         attroff(A_REVERSE);
@@ -370,27 +428,27 @@ static size_t bar_width(bool caps) {
 static void draw_row(int y, const struct object *o, size_t width, bool caps, bool selected) {
         const struct props *ps = &o->props;
         const struct prop *requests = props_get(ps, "Requests");
-        char freq[DF_FREQ_STRING_MAX], cap[DF_FREQ_STRING_MAX], load[8], bar[64 + 3];
+        char freq[DF_FREQ_STRING_MAX], cap[1 + CAP_W + DF_FREQ_STRING_MAX] = "", load[8], bar[64 + 3];
 
         format_bar(bar, width, ps);
-        df_format_frequency(freq, props_num(ps, "CurrentFrequency"));
         if (props_num(ps, "PollingInterval") > 0)
                 snprintf(load, sizeof(load), "%" PRIu64 "%%", props_num(ps, "Load"));
         else
                 snprintf(load, sizeof(load), "-");
-        if (props_num(ps, "ThermalCap") > 0)
-                df_format_frequency(cap, props_num(ps, "ThermalCap"));
-        else
-                snprintf(cap, sizeof(cap), "-");
+        if (caps)
+                snprintf(
+                        cap, sizeof(cap), " %*s", CAP_W,
+                        props_num(ps, "ThermalCap") > 0 ?
+                                df_format_frequency(freq, props_num(ps, "ThermalCap")) :
+                                "-");
+        df_format_frequency(freq, props_num(ps, "CurrentFrequency"));
         if (selected)
                 attron(A_BOLD);
-        mvprintw(
-                y, 0, "%c%-*.*s %-*.*s %-*.*s %-*.*s %s %*s %*s %*zu", selected ? '>' : ' ', NAME_W, NAME_W,
+        put_line(
+                y, 0, "%c%-*.*s %-*.*s %-*.*s %-*.*s %s %*s %*s %*zu%s", selected ? '>' : ' ', NAME_W, NAME_W,
                 props_str(ps, "Name"), KIND_W, KIND_W, props_str(ps, "Kind"), MODE_W, MODE_W,
                 props_str(ps, "Mode"), GOV_W, GOV_W, props_str(ps, "Governor"), bar, FREQ_W, freq, LOAD_W,
-                load, REQ_W, requests ? requests->n : 0);
-        if (caps)
-                printw(" %*s", CAP_W, cap);
+                load, REQ_W, requests ? requests->n : 0, cap);
         if (selected)
                 attroff(A_BOLD);
 }
@@ -407,17 +465,16 @@ static void draw_list(struct top *t) {
         size_t width = bar_width(caps);
 
         attron(A_UNDERLINE);
-        mvprintw(
-                2, 0, " %-*s %-*s %-*s %-*s %-*s %*s %*s %*s", NAME_W, "NAME", KIND_W, "KIND", MODE_W, "MODE",
-                GOV_W, "GOVERNOR", (int) width + 2, "RANGE", FREQ_W, "CURRENT", LOAD_W, "LOAD", REQ_W, "REQ");
-        if (caps)
-                printw(" %*s", CAP_W, "CAP");
+        put_line(
+                2, 0, " %-*s %-*s %-*s %-*s %-*s %*s %*s %*s%s%*s", NAME_W, "NAME", KIND_W, "KIND", MODE_W,
+                "MODE", GOV_W, "GOVERNOR", (int) width + 2, "RANGE", FREQ_W, "CURRENT", LOAD_W, "LOAD", REQ_W,
+                "REQ", caps ? " " : "", caps ? CAP_W : 0, caps ? "CAP" : "");
         attroff(A_UNDERLINE);
         for (size_t i = 0; i < t->n_rows && (int) i + 3 < LINES - 1; i++)
                 draw_row((int) i + 3, t->rows[i], width, caps, i == t->selected);
         if (t->n_rows == 0)
-                mvprintw(3, 1, "No devices.");
-        mvprintw(LINES - 1, 0, "q quit  s sort  j/k or arrows select  Enter detail");
+                put_line(3, 1, "No devices.");
+        put_line(LINES - 1, 0, "q quit  s sort  j/k or arrows select  Enter detail");
 }
 
 /* --- a device's detail --------------------------------------------------------------------------- */
@@ -426,7 +483,7 @@ static int draw_requests(struct top *t, const struct object *d, int y) {
         size_t n = 0;
 
         attron(A_UNDERLINE);
-        mvprintw(y++, 0, " %-14s %-12s %-10s %-16s %s", "TYPE", "VALUE", "OWNER", "APPLICATION", "REASON");
+        put_line(y++, 0, " %-14s %-12s %-10s %-16s %s", "TYPE", "VALUE", "OWNER", "APPLICATION", "REASON");
         attroff(A_UNDERLINE);
         for (size_t i = 0; i < t->n && y < LINES - 2; i++) {
                 const struct props *ps = &t->v[i].props;
@@ -434,14 +491,14 @@ static int draw_requests(struct top *t, const struct object *d, int y) {
 
                 if (!t->v[i].request || !streq(props_str(ps, "Device"), d->path))
                         continue;
-                mvprintw(
+                put_line(
                         y++, 0, " %-14s %-12s %-10s %-16s %s", props_str(ps, "Type"),
                         format_request_value(value, props_str(ps, "Type"), props_num(ps, "Value")),
                         props_str(ps, "Owner"), props_str(ps, "ApplicationId"), props_str(ps, "Reason"));
                 n++;
         }
         if (n == 0)
-                mvprintw(y++, 1, "No requests.");
+                put_line(y++, 1, "No requests.");
         return y + 1;
 }
 
@@ -470,12 +527,13 @@ static void draw_histogram(struct top *t, const struct object *d, int y) {
         uint64_t longest = 0, total = 0;
         size_t n_freqs = 0, n_times = 0;
         int width = MAX(8, MIN(COLS - 30, 60));
+        char stars[60 + 1];
 
-        mvprintw(y++, 0, " Time in state:");
+        put_line(y++, 0, " Time in state:");
         if (sd_bus_call_method(
                     t->c->bus, BUS_NAME, d->path, IFACE_DEVICE, "GetStatistics", &error, &reply, NULL) < 0 ||
             read_uint64s(reply, &freqs, &n_freqs) < 0 || read_uint64s(reply, &times, &n_times) < 0) {
-                mvprintw(y, 1, "(no statistics: %s)", error.message ? error.message : "bad reply");
+                put_line(y, 1, "(no statistics: %s)", error.message ? error.message : "bad reply");
                 return;
         }
         for (size_t i = 0; i < n_times; i++) {
@@ -486,11 +544,11 @@ static void draw_histogram(struct top *t, const struct object *d, int y) {
                 char freq[DF_FREQ_STRING_MAX];
                 int cells = longest > 0 ? (int) (times[i] * (uint64_t) width / longest) : 0;
 
-                mvprintw(
-                        y, 0, " %10s %5.1f%% ", df_format_frequency(freq, freqs[i]),
-                        total > 0 ? 100.0 * (double) times[i] / (double) total : 0.0);
-                for (int k = 0; k < cells; k++)
-                        addch('*');
+                memset(stars, '*', (size_t) cells);
+                stars[cells] = '\0';
+                put_line(
+                        y, 0, " %10s %5.1f%% %s", df_format_frequency(freq, freqs[i]),
+                        total > 0 ? 100.0 * (double) times[i] / (double) total : 0.0, stars);
                 y++;
         }
 }
@@ -499,17 +557,17 @@ static void draw_histogram(struct top *t, const struct object *d, int y) {
 static void draw_qos(const struct props *ps, int *y) {
         uint64_t min = props_num(ps, "QosMinFrequency"), max = props_num(ps, "QosMaxFrequency");
         uint64_t latency = props_num(ps, "QosLatency");
-        char a[DF_FREQ_STRING_MAX], b[DF_FREQ_STRING_MAX];
+        char a[4 + DF_FREQ_STRING_MAX] = "", b[4 + DF_FREQ_STRING_MAX] = "", f[DF_FREQ_STRING_MAX], c[48] = "";
 
         if (min == 0 && max == UINT64_MAX && latency == UINT32_MAX)
                 return;
-        mvprintw((*y)++, 0, " QoS:");
         if (min > 0)
-                printw(" min %s", df_format_frequency(a, min));
+                snprintf(a, sizeof(a), " min %s", df_format_frequency(f, min));
         if (max != UINT64_MAX)
-                printw(" max %s", df_format_frequency(b, max));
+                snprintf(b, sizeof(b), " max %s", df_format_frequency(f, max));
         if (latency != UINT32_MAX)
-                printw(" latency %" PRIu64 " us", latency);
+                snprintf(c, sizeof(c), " latency %" PRIu64 " us", latency);
+        put_line((*y)++, 0, " QoS:%s%s%s", a, b, c);
 }
 
 static void draw_detail(struct top *t, const struct object *d) {
@@ -518,30 +576,30 @@ static void draw_detail(struct top *t, const struct object *d) {
         int y = 2;
 
         attron(A_BOLD);
-        mvprintw(
+        put_line(
                 y++, 0, " %s (%s, %s, %s)", props_str(ps, "Name"), props_str(ps, "Kind"),
                 props_str(ps, "Mode"), props_str(ps, "Governor"));
         attroff(A_BOLD);
-        mvprintw(
+        put_line(
                 y++, 0, " current %s  range %s - %s  transitions %" PRIu64,
                 df_format_frequency(freq, props_num(ps, "CurrentFrequency")),
                 df_format_frequency(min, props_num(ps, "MinFrequency")),
                 df_format_frequency(max, props_num(ps, "MaxFrequency")), props_num(ps, "TransitionCount"));
         draw_qos(ps, &y);
         if (props_num(ps, "ThermalCap") > 0)
-                mvprintw(y++, 0, " thermal cap %s", df_format_frequency(freq, props_num(ps, "ThermalCap")));
+                put_line(y++, 0, " thermal cap %s", df_format_frequency(freq, props_num(ps, "ThermalCap")));
         if (*props_str(ps, "LastError"))
-                mvprintw(y++, 0, " last error: %s", props_str(ps, "LastError"));
+                put_line(y++, 0, " last error: %s", props_str(ps, "LastError"));
         y++;
         y = draw_requests(t, d, y);
         draw_histogram(t, d, y);
-        mvprintw(LINES - 1, 0, "q quit  Esc/Left/Backspace back");
+        put_line(LINES - 1, 0, "q quit  Esc/Left/Backspace back");
 }
 
 static void redraw(struct top *t) {
         erase();
         if (!t->present) {
-                mvprintw(0, 0, "devfreqd is not on the bus; waiting for it. Press q to quit.");
+                put_line(0, 0, "devfreqd is not on the bus; waiting for it. Press q to quit.");
                 refresh();
                 t->dirty = false;
                 return;
@@ -611,8 +669,8 @@ static int on_input(sd_event_source *s, int fd, uint32_t revents, void *userdata
                 return sd_event_exit(t->event, EXIT_SUCCESS);
         while ((key = getch()) != ERR) {
                 r = on_key(t, key);
-                if (r < 0)
-                        return r;
+                if (r < 0) /* the loop ends with it, and cmd_top() gives the terminal back */
+                        return sd_event_exit(t->event, r);
         }
         return 0;
 }

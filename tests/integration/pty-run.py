@@ -8,10 +8,13 @@ VT100 screen model (cursor addressing, erasing, scrolling regions, autowrap: wha
 for TERM=vt100), and after every read the screen, one line per row, replaces the file SCREEN.
 CONTROL is a FIFO read line by line: "key TEXT" types TEXT (escapes as in Python: \\r, \\x1b),
 "resize ROWS COLS" changes the window size (TIOCSWINSZ: the kernel sends SIGWINCH).
+With $PTY_MODES set, the terminal's line discipline modes ("icanon echo", "-icanon -echo", ...) are
+kept in that file too, after every read and once more after the command has ended.
 Exits with the command's exit status (128 + N when killed by signal N), after writing the last
 screen; after 120 s (or $PTY_RUN_SECONDS) the command is killed.
 """
 
+import codecs
 import errno
 import fcntl
 import os
@@ -193,6 +196,19 @@ def write_screen(path, screen):
     os.rename(path + ".new", path)
 
 
+def write_modes(path, fd):
+    try:
+        lflag = termios.tcgetattr(fd)[3]
+    except termios.error as e:
+        modes = f"unknown ({e})"
+    else:
+        modes = " ".join(("" if lflag & flag else "-") + name
+                         for name, flag in (("icanon", termios.ICANON), ("echo", termios.ECHO)))
+    with open(path + ".new", "w") as f:
+        f.write(modes + "\n")
+    os.rename(path + ".new", path)
+
+
 def control(line, fd, screen):
     word, _, rest = line.partition(" ")
     if word == "key":
@@ -221,10 +237,11 @@ def main():
         os.execvp(command[0], command)
 
     raw = open(os.environ["PTY_RAW"], "wb") if os.environ.get("PTY_RAW") else None
+    modes_path = os.environ.get("PTY_MODES")
     seconds = int(os.environ.get("PTY_RUN_SECONDS", "120"))
     deadline = time.monotonic() + seconds
     pending = b""
-    decoder_buf = b""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")  # a sequence may span two reads
     while time.monotonic() < deadline:
         ready, _, _ = select.select([fd, ctl], [], [], 1.0)
         if ctl in ready:
@@ -244,16 +261,17 @@ def main():
             if raw:
                 raw.write(data)
                 raw.flush()
-            decoder_buf += data
-            text = decoder_buf.decode("utf-8", errors="ignore")
-            decoder_buf = b""
-            screen.feed(text)
+            screen.feed(decoder.decode(data))
             write_screen(screen_path, screen)
+            if modes_path:
+                write_modes(modes_path, fd)
     else:
         print(f"pty-run: the command did not end in {seconds} s; killing it", file=sys.stderr)
         os.kill(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
     write_screen(screen_path, screen)
+    if modes_path:
+        write_modes(modes_path, fd)
     sys.exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
 
 

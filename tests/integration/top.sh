@@ -224,6 +224,56 @@ is "top: q exits 0" "$rc" 0
 [[ $rc == 0 ]] || show_screen
 check "... with nothing on standard error" test ! -s "$tmp/pty.err"
 
+# --- a terminal too small for anything: every line cut at its edge, q and ^C still end top ----------
+
+# top_pty ROWS COLS [ENV...]: top in the background on a ROWS x COLS terminal, its PID in top_pid;
+# $tmp/modes follows the terminal's modes. pty-run.py kills top after $deadline seconds.
+deadline=$((10 * slow))
+top_pty() {
+        local rows=$1 cols=$2
+        shift 2
+        rm -f "$tmp/screen" "$tmp/modes"
+        env PTY_MODES="$tmp/modes" PTY_RUN_SECONDS=$deadline "$@" "$PYTHON3" \
+                "$top_srcdir/tests/integration/pty-run.py" "$rows" "$cols" "$tmp/screen" "$tmp/control" -- \
+                "$devfreqctl" top 2>"$tmp/pty.err" &
+        top_pid=$!
+        track $top_pid
+}
+# curses_up: top has the terminal in its own modes (no line editing, no echo), signals blocked.
+curses_up() { grep -qx -- "-icanon -echo" "$tmp/modes"; }
+# top_ends NAME: top's exit status and the terminal's modes once it has ended.
+top_ends() {
+        local rc
+        set +e
+        wait "$top_pid"
+        rc=$?
+        set -e
+        untrack "$top_pid"
+        is "$1: exit 0 within $deadline s" "$rc" 0
+        ((rc == 0)) || diag "137 is top killed at the deadline, another 128 + N top killed by signal N" \
+                "$(cat "$tmp/pty.err")"
+        is "... the terminal back in line mode with echo (icanon echo)" "$(cat "$tmp/modes" 2>/dev/null)" "icanon echo"
+}
+
+for size in "3 20" "1 1"; do
+        for key in q '\x03'; do
+                name="top on a ${size/ /x} terminal, $([[ $key == q ]] && echo q || echo ^C)"
+                top_pty $size
+                if ! wait_until $((5 * slow)) curses_up; then
+                        not_ok "$name: curses takes the terminal within $((5 * slow)) s"
+                        diag "the terminal's modes: $(cat "$tmp/modes" 2>/dev/null)"
+                fi
+                # Written to a FIFO opened for reading too: never blocks, whether or not top is still there.
+                printf 'key %s\n' "$key" 1<>"$tmp/control"
+                top_ends "$name"
+                if [[ $size == "3 20" ]]; then
+                        like "... the header drawn on the first line" "$(sed -n 1p "$tmp/screen")" '^ devfreqd '
+                        is "... cut at the 20th column: nothing wrapped onto the second line" \
+                                "$(sed -n 2p "$tmp/screen")" ""
+                fi
+        done
+done
+
 # --- the bus goes away: exit 1, saying so ------------------------------------------------------------
 
 rm -f "$tmp/screen"
