@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -282,6 +283,31 @@ static int put_text(const char *s, int cols) {
         return used;
 }
 
+/* `s` in `width` columns, in buf (size bytes): cut after the last whole character that fits, or
+ * padded with spaces; with !cut, a longer `s` is kept whole (up to size). Columns, not bytes:
+ * printf's %-12.12s would cut a UTF-8 sequence in half and pad by bytes. */
+static const char *cell(char *buf, size_t size, const char *s, int width, bool cut) {
+        size_t len = 0;
+        int used = 0, w;
+        bool printable;
+
+        for (size_t n; (n = char_at(s, &w, &printable)) > 0; s += n, used += w) {
+                if (!printable)
+                        n = 1;
+                if ((cut && used + w > width) || len + n >= size)
+                        break;
+                if (printable)
+                        memcpy(buf + len, s, n);
+                else
+                        buf[len] = '?';
+                len += n;
+        }
+        for (; used < width && len + 1 < size; used++)
+                buf[len++] = ' ';
+        buf[len] = '\0';
+        return buf;
+}
+
 /* A line of text from column x of line y, cut at the right edge of the screen: curses is never
  * handed more than fits, so nothing wraps onto the next line. */
 _printf_(3, 4) static void put_line(int y, int x, const char *fmt, ...) {
@@ -429,6 +455,7 @@ static void draw_row(int y, const struct object *o, size_t width, bool caps, boo
         const struct props *ps = &o->props;
         const struct prop *requests = props_get(ps, "Requests");
         char freq[DF_FREQ_STRING_MAX], cap[1 + CAP_W + DF_FREQ_STRING_MAX] = "", load[8], bar[64 + 3];
+        char name[64], kind[64], mode[64], governor[64];
 
         format_bar(bar, width, ps);
         if (props_num(ps, "PollingInterval") > 0)
@@ -445,10 +472,12 @@ static void draw_row(int y, const struct object *o, size_t width, bool caps, boo
         if (selected)
                 attron(A_BOLD);
         put_line(
-                y, 0, "%c%-*.*s %-*.*s %-*.*s %-*.*s %s %*s %*s %*zu%s", selected ? '>' : ' ', NAME_W, NAME_W,
-                props_str(ps, "Name"), KIND_W, KIND_W, props_str(ps, "Kind"), MODE_W, MODE_W,
-                props_str(ps, "Mode"), GOV_W, GOV_W, props_str(ps, "Governor"), bar, FREQ_W, freq, LOAD_W,
-                load, REQ_W, requests ? requests->n : 0, cap);
+                y, 0, "%c%s %s %s %s %s %*s %*s %*zu%s", selected ? '>' : ' ',
+                cell(name, sizeof(name), props_str(ps, "Name"), NAME_W, true),
+                cell(kind, sizeof(kind), props_str(ps, "Kind"), KIND_W, true),
+                cell(mode, sizeof(mode), props_str(ps, "Mode"), MODE_W, true),
+                cell(governor, sizeof(governor), props_str(ps, "Governor"), GOV_W, true), bar, FREQ_W, freq,
+                LOAD_W, load, REQ_W, requests ? requests->n : 0, cap);
         if (selected)
                 attroff(A_BOLD);
 }
@@ -487,14 +516,16 @@ static int draw_requests(struct top *t, const struct object *d, int y) {
         attroff(A_UNDERLINE);
         for (size_t i = 0; i < t->n && y < LINES - 2; i++) {
                 const struct props *ps = &t->v[i].props;
-                char value[32];
+                char value[32], owner[256], application[256];
 
                 if (!t->v[i].request || !streq(props_str(ps, "Device"), d->path))
                         continue;
                 put_line(
-                        y++, 0, " %-14s %-12s %-10s %-16s %s", props_str(ps, "Type"),
+                        y++, 0, " %-14s %-12s %s %s %s", props_str(ps, "Type"),
                         format_request_value(value, props_str(ps, "Type"), props_num(ps, "Value")),
-                        props_str(ps, "Owner"), props_str(ps, "ApplicationId"), props_str(ps, "Reason"));
+                        cell(owner, sizeof(owner), props_str(ps, "Owner"), 10, false),
+                        cell(application, sizeof(application), props_str(ps, "ApplicationId"), 16, false),
+                        props_str(ps, "Reason"));
                 n++;
         }
         if (n == 0)
@@ -751,6 +782,10 @@ int cmd_top(struct ctl *c) {
 
         if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
                 return cmd_status(c);
+        /* The terminal's character set, so that curses draws a reason or an application id in
+         * UTF-8 as the text it is; numbers stay as devfreqctl prints them everywhere else. */
+        (void) setlocale(LC_ALL, "");
+        (void) setlocale(LC_NUMERIC, "C");
         /* Signals blocked before curses starts, so SIGWINCH reaches the loop, not a handler. */
         r = setup_events(&t);
         if (r < 0)

@@ -71,7 +71,8 @@ check "... the status table" grep -qE '^NAME +KIND +MODE +GOVERNOR +CURRENT' "$t
 top_pid=$!
 track $top_pid
 
-send() { printf '%s\n' "$1" >"$tmp/control"; }
+# Written to a FIFO opened for reading too: never blocks, whether or not pty-run.py is still there.
+send() { printf '%s\n' "$1" 1<>"$tmp/control"; }
 has() { grep -qE -- "$1" "$tmp/screen"; }
 row() { grep -E "^[ >]$1 " "$tmp/screen"; }
 bar() { row "$1" | grep -oE '\[[-=#?]+\]' | head -n1; }
@@ -263,8 +264,7 @@ for size in "3 20" "1 1"; do
                         not_ok "$name: curses takes the terminal within $((5 * slow)) s"
                         diag "the terminal's modes: $(cat "$tmp/modes" 2>/dev/null)"
                 fi
-                # Written to a FIFO opened for reading too: never blocks, whether or not top is still there.
-                printf 'key %s\n' "$key" 1<>"$tmp/control"
+                send "key $key"
                 top_ends "$name"
                 if [[ $size == "3 20" ]]; then
                         like "... the header drawn on the first line" "$(sed -n 1p "$tmp/screen")" '^ devfreqd '
@@ -273,6 +273,64 @@ for size in "3 20" "1 1"; do
                 fi
         done
 done
+
+# --- text in UTF-8 (a reason): drawn as it is, cut only between whole characters ---------------------
+
+reason="café – ok 日本語" # two-, three-byte and double-width characters
+"$devfreqctl" --reason "$reason" request gpu min 300MHz >"$tmp/request.out" 2>&1 &
+request_pid=$!
+track $request_pid
+# gpu_detail: the selection moved to gpu, then its detail opened.
+gpu_detail() {
+        local n
+        wait_until $((5 * slow)) eval 'row gpu >/dev/null' || return 0
+        n=$(grep -nE '^[ >]gpu ' "$tmp/screen" | cut -d: -f1)
+        ((n <= first_row)) || send "key $(printf 'j%.0s' $(seq $((n - first_row))))"
+        wait_until $((5 * slow)) has '^>gpu ' || return 0
+        send 'key \r'
+}
+# quit: q, and top waited for (its exit and the terminal were checked above).
+quit() {
+        send "key q"
+        wait "$top_pid" || true
+        untrack "$top_pid"
+}
+
+top_pty 30 130 LC_ALL=C.UTF-8 PTY_RAW="$tmp/raw"
+gpu_detail
+screen "top under LC_ALL=C.UTF-8: gpu's request with its reason in UTF-8" has "^ min-frequency .* $reason\$"
+check "... sent to the terminal as the very bytes of the reason" grep -qF "$reason" "$tmp/raw"
+# bytes_at FILE TEXT: the bytes of FILE from the first "caf" on, as Python writes bytes.
+bytes_at() {
+        "$PYTHON3" -c 'import sys; d = open(sys.argv[1], "rb").read(); i = d.find(b"caf")
+print(d[i:i + 40] if i >= 0 else "no \"caf\" at all")' "$1"
+}
+grep -qF "$reason" "$tmp/raw" || diag "what top wrote for it: $(bytes_at "$tmp/raw")"
+quit
+# At 70 columns the reason has 13: "café – ok 日" takes 12, 本 would end in the 14th.
+top_pty 30 70 LC_ALL=C.UTF-8 PTY_RAW="$tmp/raw"
+gpu_detail
+cut="café – ok 日"
+if wait_until $((5 * slow)) grep -qF "$cut" "$tmp/raw"; then
+        ok "top at 70 columns: the reason cut at the edge, after \"$cut\""
+else
+        not_ok "top at 70 columns: the reason cut at the edge, after \"$cut\""
+        show_screen
+fi
+check "... not a column further (本 would not fit)" eval '! grep -qF "$cut本" "$tmp/raw"'
+grep -qF "$cut" "$tmp/raw" || diag "what top wrote for it: $(bytes_at "$tmp/raw")"
+not_utf8=$("$PYTHON3" -c '
+import sys
+d = open(sys.argv[1], "rb").read()
+try:
+    d.decode("utf-8")
+except UnicodeDecodeError as e:
+    print(f"{e.reason} at byte {e.start}: {d[max(0, e.start - 12):e.end + 12]!r}")' "$tmp/raw")
+is "... all that top wrote is UTF-8: no character cut in half" "$not_utf8" ""
+quit
+kill -INT "$request_pid"
+wait "$request_pid" || true
+untrack "$request_pid"
 
 # --- the bus goes away: exit 1, saying so ------------------------------------------------------------
 
