@@ -444,20 +444,27 @@ static void draw_header(struct top *t) {
 #define REQ_W 4
 #define CAP_W 10
 
-/* The width left for the bar once the other columns have theirs (the bar at least 8 cells). */
+/* A row but its bar: the selection mark, then each column with a space between two. */
+#define ROW_W (1 + NAME_W + 1 + KIND_W + 1 + MODE_W + 1 + GOV_W + 1 + FREQ_W + 1 + LOAD_W + 1 + REQ_W)
+
+/* The bar's cells: what the other columns leave of the line, its brackets and a space aside, at
+ * most 60. Below 8 cells the bar is left out (0), so that the numbers keep their place; a line
+ * still too long is cut at the right edge. */
 static size_t bar_width(bool caps) {
-        int fixed = NAME_W + KIND_W + MODE_W + GOV_W + FREQ_W + LOAD_W + REQ_W + (caps ? CAP_W : 0) + 9 + 2;
-        int w = COLS - fixed;
-        return (size_t) MAX(8, MIN(w, 60));
+        int w = COLS - ROW_W - (caps ? 1 + CAP_W : 0) - 3;
+        return w < 8 ? 0 : (size_t) MIN(w, 60);
 }
 
 static void draw_row(int y, const struct object *o, size_t width, bool caps, bool selected) {
         const struct props *ps = &o->props;
         const struct prop *requests = props_get(ps, "Requests");
-        char freq[DF_FREQ_STRING_MAX], cap[1 + CAP_W + DF_FREQ_STRING_MAX] = "", load[8], bar[64 + 3];
+        char freq[DF_FREQ_STRING_MAX], cap[1 + CAP_W + DF_FREQ_STRING_MAX] = "", load[8], bar[64 + 4] = "";
         char name[64], kind[64], mode[64], governor[64];
 
-        format_bar(bar, width, ps);
+        if (width > 0) {
+                format_bar(bar, width, ps);
+                strcat(bar, " ");
+        }
         if (props_num(ps, "PollingInterval") > 0)
                 snprintf(load, sizeof(load), "%" PRIu64 "%%", props_num(ps, "Load"));
         else
@@ -472,7 +479,7 @@ static void draw_row(int y, const struct object *o, size_t width, bool caps, boo
         if (selected)
                 attron(A_BOLD);
         put_line(
-                y, 0, "%c%s %s %s %s %s %*s %*s %*zu%s", selected ? '>' : ' ',
+                y, 0, "%c%s %s %s %s %s%*s %*s %*zu%s", selected ? '>' : ' ',
                 cell(name, sizeof(name), props_str(ps, "Name"), NAME_W, true),
                 cell(kind, sizeof(kind), props_str(ps, "Kind"), KIND_W, true),
                 cell(mode, sizeof(mode), props_str(ps, "Mode"), MODE_W, true),
@@ -495,9 +502,10 @@ static void draw_list(struct top *t) {
 
         attron(A_UNDERLINE);
         put_line(
-                2, 0, " %-*s %-*s %-*s %-*s %-*s %*s %*s %*s%s%*s", NAME_W, "NAME", KIND_W, "KIND", MODE_W,
-                "MODE", GOV_W, "GOVERNOR", (int) width + 2, "RANGE", FREQ_W, "CURRENT", LOAD_W, "LOAD", REQ_W,
-                "REQ", caps ? " " : "", caps ? CAP_W : 0, caps ? "CAP" : "");
+                2, 0, " %-*s %-*s %-*s %-*s %-*s%s%*s %*s %*s%s%*s", NAME_W, "NAME", KIND_W, "KIND", MODE_W,
+                "MODE", GOV_W, "GOVERNOR", width > 0 ? (int) width + 2 : 0, width > 0 ? "RANGE" : "",
+                width > 0 ? " " : "", FREQ_W, "CURRENT", LOAD_W, "LOAD", REQ_W, "REQ", caps ? " " : "",
+                caps ? CAP_W : 0, caps ? "CAP" : "");
         attroff(A_UNDERLINE);
         for (size_t i = 0; i < t->n_rows && (int) i + 3 < LINES - 1; i++)
                 draw_row((int) i + 3, t->rows[i], width, caps, i == t->selected);

@@ -177,11 +177,14 @@ screen "top: and back to name" eval 'has "Sort: name" && sorted_by name'
 # --- resizing -----------------------------------------------------------------------------------------
 
 before=$(bar gpu)
-send "resize 20 70"
-screen "top: after a resize to 70 columns, a narrower bar" eval '(($(bar gpu | wc -c) < ${#before}))'
+send "resize 20 100"
+screen "top: after a resize to 100 columns, a narrower bar" eval '(($(bar gpu | wc -c) < ${#before}))'
 for d in "${devices[@]}"; do
         screen "... $d still shown" eval "row $d >/dev/null"
 done
+send "resize 20 70"
+screen "top: at 70 columns, no room for a bar of 8 cells: no bar, gpu's row whole to its REQ column" \
+        eval '! bar gpu >/dev/null && [[ $(requests_column gpu) == 1 ]]'
 send "resize 40 160"
 screen "top: after a resize to 160 columns, a wider bar" eval '(($(bar gpu | wc -c) > ${#before} + 1))'
 screen "... which still fits the range" bar_fits gpu 200000000 800000000
@@ -240,6 +243,12 @@ top_pty() {
         top_pid=$!
         track $top_pid
 }
+# quit: q, and top waited for (its exit and the terminal are checked below).
+quit() {
+        send "key q"
+        wait "$top_pid" || true
+        untrack "$top_pid"
+}
 # curses_up: top has the terminal in its own modes (no line editing, no echo), signals blocked.
 curses_up() { grep -qx -- "-icanon -echo" "$tmp/modes"; }
 # top_ends NAME: top's exit status and the terminal's modes once it has ended.
@@ -274,6 +283,53 @@ for size in "3 20" "1 1"; do
         done
 done
 
+# --- a narrow terminal: no bar, every row on its own line with its current frequency -------------------
+
+# rows_fit: every device row of the screen has the current frequency that devfreqctl status shows
+# for it, and every line between the column names and the keys is a row or blank (no row's end
+# wrapped onto the next line). Why not, on standard error.
+rows_fit() {
+        "$devfreqctl" status >"$tmp/status" 2>&1 || return 1
+        "$PYTHON3" - "$tmp/status" "$tmp/screen" <<'EOF'
+import re, sys
+freq = r"[0-9.]+ (?:Hz|kHz|MHz|GHz)"
+want = {m.group(1): m.group(2) for m in
+        (re.match(rf"^(\S+) +(?:devfreq|cpufreq) +\S+ +\S+ +({freq}) ", l) for l in open(sys.argv[1])) if m}
+lines = open(sys.argv[2]).read().splitlines()
+room = len(lines) - 4  # the header, a blank line, the column names; the keys at the bottom
+if room < 1:
+    sys.exit(f"no room for a row: the screen has {len(lines)} lines")
+shown = 0
+for n, line in enumerate(lines[3:-1], start=4):
+    m = re.match(r"^[ >](\S+) +(?:devfreq|cpufreq) ", line)
+    if not m:
+        if line.strip():
+            sys.exit(f"line {n} is neither a row nor blank: {line!r}")
+        continue
+    shown += 1
+    if not re.search(rf" {re.escape(want.get(m.group(1), '?'))}( |$)", line):
+        sys.exit(f"line {n}: {m.group(1)} without its current frequency {want.get(m.group(1))!r}: {line!r}")
+if shown < min(len(want), room):
+    sys.exit(f"{shown} rows shown of {len(want)}")
+EOF
+}
+top_pty 12 60
+if wait_until $((5 * slow)) rows_fit; then
+        ok "top at 12x60: every row on its own line, with its current frequency"
+else
+        not_ok "top at 12x60: every row on its own line, with its current frequency"
+        rows_fit 2>&1 | sed 's/^/# /' || true
+        show_screen
+fi
+bars=$(grep -E '\[[-=#?]+\]' "$tmp/screen" || true)
+is "... no bar: 60 columns leave none of 8 cells" "$bars" ""
+send "resize 3 20"
+screen "... resized to 3x20: the header cut at the 20th column, the line below it blank" \
+        eval '[[ $(sed -n 1p "$tmp/screen") == " devfreqd "* && -z $(sed -n 2p "$tmp/screen") ]]'
+send "resize 12 60"
+screen "... and back to 12x60: the rows again" eval 'alive && rows_fit'
+quit
+
 # --- text in UTF-8 (a reason): drawn as it is, cut only between whole characters ---------------------
 
 reason="café – ok 日本語" # two-, three-byte and double-width characters
@@ -288,12 +344,6 @@ gpu_detail() {
         ((n <= first_row)) || send "key $(printf 'j%.0s' $(seq $((n - first_row))))"
         wait_until $((5 * slow)) has '^>gpu ' || return 0
         send 'key \r'
-}
-# quit: q, and top waited for (its exit and the terminal were checked above).
-quit() {
-        send "key q"
-        wait "$top_pid" || true
-        untrack "$top_pid"
 }
 
 top_pty 30 130 LC_ALL=C.UTF-8 PTY_RAW="$tmp/raw"
