@@ -4,6 +4,7 @@
 # the errors.
 set -euo pipefail
 source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/replay-lib.sh"
 
 replay=$top_builddir/tools/devfreq-replay
 driver=$top_srcdir/tests/integration/replay-pipe.py
@@ -79,79 +80,55 @@ check "open loop: a pipe gives the same output as a file" cmp -s \
 
 # --- the governor list and the errors
 like "--help lists energy_aware" "$("$replay" --help)" 'one of:.* energy_aware '
-bad() {
-        local desc=$1 pattern=$2 status err
-        shift 2
-        set +e
-        err=$("$replay" "$@" 2>&1 >/dev/null)
-        status=$?
-        set -e
-        if [[ $status == 2 && $(wc -l <<<"$err") == 1 && $err =~ $pattern ]]; then
-                ok "$desc"
-        else
-                not_ok "$desc"
-                diag "status $status, stderr: $err"
-        fi
-}
-# refused DESCRIPTION LINE ARGS...: exit status 2, and LINE the whole of stderr after "devfreq-replay: ".
-refused() {
-        local desc=$1 line=$2 status err
-        shift 2
-        set +e
-        err=$("$replay" "$@" 2>&1 >/dev/null)
-        status=$?
-        set -e
-        is "$desc" "$status: $err" "2: devfreq-replay: $line"
-}
 printf '%s\n' 100 12x >"$tmp/bad-cycles.csv"
 printf '%s\n' 100 100,soon >"$tmp/bad-deadline.csv"
 printf '%s\n' 100,0ms >"$tmp/zero-deadline.csv"
 printf '%s\n' 1,2ms,3 >"$tmp/three.csv"
 printf '%s\n' 100000000000000000000 >"$tmp/huge.csv"
 w=(--work --opp 100MHz,200MHz --governor energy_aware --interval 10ms)
-bad "cycles that are not a number" "bad-cycles.csv:2: cycles: '12x' is not a whole number" "${w[@]}" "$tmp/bad-cycles.csv"
-bad "a deadline that is not a duration" "bad-deadline.csv:2: deadline: 'soon'" "${w[@]}" "$tmp/bad-deadline.csv"
-bad "a zero deadline" "zero-deadline.csv:1: deadline: '0ms' is not a duration above 0" "${w[@]}" "$tmp/zero-deadline.csv"
+replay_bad "cycles that are not a number" "bad-cycles.csv:2: cycles: '12x' is not a whole number" "${w[@]}" "$tmp/bad-cycles.csv"
+replay_bad "a deadline that is not a duration" "bad-deadline.csv:2: deadline: 'soon'" "${w[@]}" "$tmp/bad-deadline.csv"
+replay_bad "a zero deadline" "zero-deadline.csv:1: deadline: '0ms' is not a duration above 0" "${w[@]}" "$tmp/zero-deadline.csv"
 # A deadline is kept in nanoseconds: more than 64 bits of them is too large, as is one the
 # duration parser cannot hold at all.
 printf '%s\n' 1000,18446744073710s >"$tmp/far-deadline.csv"
 printf '%s\n' 1000,99999999999999999999ms >"$tmp/huge-deadline.csv"
-refused "a deadline beyond 64 bits of nanoseconds is too large" \
+replay_refused "a deadline beyond 64 bits of nanoseconds is too large" \
         "$tmp/far-deadline.csv:1: deadline: '18446744073710s' is too large" "${w[@]}" "$tmp/far-deadline.csv"
-refused "a deadline beyond 64 bits of microseconds is too large" \
+replay_refused "a deadline beyond 64 bits of microseconds is too large" \
         "$tmp/huge-deadline.csv:1: deadline: '99999999999999999999ms' is too large" "${w[@]}" "$tmp/huge-deadline.csv"
-refused "an --interval beyond 64 bits of nanoseconds is too large for --work, naming the bound" \
+replay_refused "an --interval beyond 64 bits of nanoseconds is too large for --work, naming the bound" \
         "--interval: 18446744073.709552 s is too large for --work (at most 18446744073.709551 s)" \
         --work --opp 100MHz --governor performance --interval 18446744073709552us "$tmp/three.csv"
 # The windows are kept in nanoseconds: 2^64 - 1 of them in all, those after the trace too.
 printf '%s\n' 1000 1000 1000 >"$tmp/long-windows.csv"
-refused "a window the clock cannot hold the end of is refused, naming its line" \
+replay_refused "a window the clock cannot hold the end of is refused, naming its line" \
         "$tmp/long-windows.csv:3: the windows would last longer than 18446744073.709551 s in all" \
         --work --opp 200MHz,400MHz --governor simple_ondemand --interval 9223372036854775us "$tmp/long-windows.csv"
 printf '%s\n' 18000000000000000000 >"$tmp/long-drain.csv"
-refused "... and so is a window after the trace" \
+replay_refused "... and so is a window after the trace" \
         "$tmp/long-drain.csv: the windows after the trace would last longer than 18446744073.709551 s in all" \
         --work --opp 100MHz --governor powersave --interval 9223372036854775us "$tmp/long-drain.csv"
 : >"$tmp/empty.csv"
-refused "an empty trace is refused, in one line naming it" "$tmp/empty.csv: no work lines" \
+replay_refused "an empty trace is refused, in one line naming it" "$tmp/empty.csv: no work lines" \
         --work --summary --opp 200MHz@800mV,400MHz@900mV --governor simple_ondemand "$tmp/empty.csv"
-refused "... and so is one of comments and a header only" "<stdin>: no work lines" \
+replay_refused "... and so is one of comments and a header only" "<stdin>: no work lines" \
         "${w[@]}" - <<<$'# nothing yet\ncycles,deadline'
-bad "three fields" "three.csv:1: expected cycles\[,deadline\]" "${w[@]}" "$tmp/three.csv"
-bad "cycles beyond 64 bits" "huge.csv:1: cycles: .* too large" "${w[@]}" "$tmp/huge.csv"
-bad "voltages on some points only" "give every point a voltage or none" \
+replay_bad "three fields" "three.csv:1: expected cycles\[,deadline\]" "${w[@]}" "$tmp/three.csv"
+replay_bad "cycles beyond 64 bits" "huge.csv:1: cycles: .* too large" "${w[@]}" "$tmp/huge.csv"
+replay_bad "voltages on some points only" "give every point a voltage or none" \
         --work --opp 100MHz@800mV,200MHz --governor performance "$tmp/bad-cycles.csv"
-bad "an initial frequency off the table" "--initial: 150 MHz is not one of the points" \
+replay_bad "an initial frequency off the table" "--initial: 150 MHz is not one of the points" \
         "${w[@]}" --initial 150MHz "$tmp/bad-cycles.csv"
-bad "a window too short for one cycle" "holds no whole cycle at 1 Hz" \
+replay_bad "a window too short for one cycle" "holds no whole cycle at 1 Hz" \
         --work --opp 1Hz --governor performance "$tmp/bad-cycles.csv"
-bad "--no-optimum without --summary" "only applies to --work --summary" \
+replay_bad "--no-optimum without --summary" "only applies to --work --summary" \
         --work --no-optimum --opp 100MHz --governor performance "$tmp/bad-cycles.csv"
-bad "--static-power without --work" "only applies to --work" \
+replay_bad "--static-power without --work" "only applies to --work" \
         --opp 100MHz --governor performance --static-power 0.2 "$tmp/bad-cycles.csv"
-bad "--static-power that is not a fraction" "--static-power: 'lots' is not a fraction" \
+replay_bad "--static-power that is not a fraction" "--static-power: 'lots' is not a fraction" \
         "${w[@]}" --static-power lots "$tmp/bad-cycles.csv"
-bad "negative --static-power" "--static-power: '-1'" "${w[@]}" --static-power -1 "$tmp/bad-cycles.csv"
+replay_bad "negative --static-power" "--static-power: '-1'" "${w[@]}" --static-power -1 "$tmp/bad-cycles.csv"
 
 # ================================================================ bounds on time and memory
 # Work due far ahead lets the exact optimum's front grow with every window: the search stops at its
@@ -167,7 +144,7 @@ contains "... the optimum is not computed, naming its bound" "$out" \
         "Optimum energy          : not computed (the exact search would examine more than 4000000 states"
 # More work than the points can finish: the empty windows after the trace stop at their bound.
 printf '%s\n' 18000000000000000000 >"$tmp/endless.csv"
-bad "work the points cannot finish: an error after the bound of empty windows" \
+replay_bad "work the points cannot finish: an error after the bound of empty windows" \
         "work is left after 1000000 empty windows past the trace" \
         --work --opp 100MHz --governor powersave --interval 1ms "$tmp/endless.csv"
 

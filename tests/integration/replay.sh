@@ -2,6 +2,7 @@
 # devfreq-replay end to end: the shared vectors through the tool, its errors, its summary.
 set -euo pipefail
 source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/replay-lib.sh"
 
 replay=$top_builddir/tools/devfreq-replay
 vectors=$top_srcdir/tests/vectors
@@ -89,30 +90,6 @@ like "per-line durations add up in the summary" "$out" '# 2 samples, 1\.1 s in a
 contains "... and in the time in state" "$out" '* 100000000:         0         0      1100'
 
 # --- bad input: one line on stderr naming the problem, exit status 2
-bad() {
-        local desc=$1 pattern=$2 status err
-        shift 2
-        set +e
-        err=$("$replay" "$@" 2>&1 >/dev/null)
-        status=$?
-        set -e
-        if [[ $status == 2 && $(wc -l <<<"$err") == 1 && $err =~ $pattern ]]; then
-                ok "$desc"
-        else
-                not_ok "$desc"
-                diag "status $status, stderr: $err"
-        fi
-}
-# refused DESCRIPTION LINE ARGS...: exit status 2, and LINE the whole of stderr after "devfreq-replay: ".
-refused() {
-        local desc=$1 line=$2 status err
-        shift 2
-        set +e
-        err=$("$replay" "$@" 2>&1 >/dev/null)
-        status=$?
-        set -e
-        is "$desc" "$status: $err" "2: devfreq-replay: $line"
-}
 printf '%s\n' 10,100 '# comment' '' 10,abc >"$tmp/bad-field.csv"
 printf '%s\n' 10,100 10 >"$tmp/one-field.csv"
 printf '%s\n' 1,2,3,4s,5 >"$tmp/five-fields.csv"
@@ -120,21 +97,21 @@ printf '%s\n' 1,2,3,4 1,2,,0 >"$tmp/durations.csv"
 printf '%s\n' 99999999999999999999,100 >"$tmp/overflow.csv"
 printf '%s\n' 400MHz fast >"$tmp/userspace.csv"
 printf '%s\n' 10,100 >"$tmp/good.csv"
-bad "malformed field names file and line" "bad-field.csv:4: total: 'abc' is not a whole number" \
+replay_bad "malformed field names file and line" "bad-field.csv:4: total: 'abc' is not a whole number" \
         --opp 100MHz --governor performance "$tmp/bad-field.csv"
-bad "missing field names the line" "one-field.csv:2:" --opp 100MHz --governor performance "$tmp/one-field.csv"
-bad "too many fields names the line" "five-fields.csv:1: expected busy,total\\[,current\\[,duration\\]\\], got more" \
+replay_bad "missing field names the line" "one-field.csv:2:" --opp 100MHz --governor performance "$tmp/one-field.csv"
+replay_bad "too many fields names the line" "five-fields.csv:1: expected busy,total\\[,current\\[,duration\\]\\], got more" \
         --opp 100MHz --governor performance "$tmp/five-fields.csv"
-bad "a duration needs a unit" "durations.csv:1: duration: '4' is not a duration above 0" \
+replay_bad "a duration needs a unit" "durations.csv:1: duration: '4' is not a duration above 0" \
         --opp 100MHz --governor ondemand "$tmp/durations.csv"
 sed -i 1d "$tmp/durations.csv"
-bad "a duration of 0 is refused" "durations.csv:1: duration: '0' is not a duration above 0" \
+replay_bad "a duration of 0 is refused" "durations.csv:1: duration: '0' is not a duration above 0" \
         --opp 100MHz --governor ondemand "$tmp/durations.csv"
 printf '%s\n' 1,2,,99999999999999999999ms >"$tmp/long-duration.csv"
-refused "a duration beyond 64 bits of microseconds is too large" \
+replay_refused "a duration beyond 64 bits of microseconds is too large" \
         "$tmp/long-duration.csv:1: duration: '99999999999999999999ms' is too large" \
         --opp 100MHz --governor ondemand "$tmp/long-duration.csv"
-refused "an --interval beyond 64 bits of microseconds is too large" \
+replay_refused "an --interval beyond 64 bits of microseconds is too large" \
         "--interval: '18446744073709552s' is too large" \
         --opp 100MHz --governor ondemand --interval 18446744073709552s "$tmp/durations.csv"
 # The clock of a replay counts 2^64 - 1 us: two samples of 2^63 - 1 us fit, a third is refused, as
@@ -144,44 +121,44 @@ out=$("$replay" --opp 200MHz@800mV,400MHz@900mV --governor simple_ondemand --int
         --summary - < <(sed 2q "$tmp/long-samples.csv"))
 contains "two samples that fill the clock: their whole time in state" "$out" \
         '* 400000000:         0         018446744073709551'
-refused "a sample the clock cannot hold the end of is refused, naming its line" \
+replay_refused "a sample the clock cannot hold the end of is refused, naming its line" \
         "$tmp/long-samples.csv:3: the samples would last longer than 18446744073709.551615 s in all" \
         --opp 200MHz@800mV,400MHz@900mV --governor simple_ondemand --interval 9223372036854775807us \
         --summary "$tmp/long-samples.csv"
 printf '%s\n' 0,100,,18446744073709551615us 0,100,,1us >"$tmp/long-durations.csv"
-refused "... and so is a duration that passes it after the others" \
+replay_refused "... and so is a duration that passes it after the others" \
         "$tmp/long-durations.csv:2: the samples would last longer than 18446744073709.551615 s in all" \
         --opp 100MHz --governor ondemand "$tmp/long-durations.csv"
 : >"$tmp/empty.csv"
-refused "an empty trace is refused, in one line naming it" "$tmp/empty.csv: no samples" \
+replay_refused "an empty trace is refused, in one line naming it" "$tmp/empty.csv: no samples" \
         --opp 200MHz@800mV,400MHz@900mV --governor simple_ondemand --summary "$tmp/empty.csv"
-refused "... and so is one of comments and a header only" "<stdin>: no samples" \
+replay_refused "... and so is one of comments and a header only" "<stdin>: no samples" \
         --opp 200MHz --governor performance - <<<$'# nothing yet\nbusy,total'
-refused "an --interval of 0 is refused" "--interval: '0ms' is not a duration above 0 (e.g. 100ms)" \
+replay_refused "an --interval of 0 is refused" "--interval: '0ms' is not a duration above 0 (e.g. 100ms)" \
         --opp 100MHz --governor ondemand --interval 0ms "$tmp/durations.csv"
 printf '%s\n' 10,100, >"$tmp/empty-current.csv"
-bad "an empty current needs a duration after it" "empty-current.csv:1: current: '' is not a whole number" \
+replay_bad "an empty current needs a duration after it" "empty-current.csv:1: current: '' is not a whole number" \
         --opp 100MHz --governor ondemand "$tmp/empty-current.csv"
-bad "overflowing counter is an error, not wrapped" "overflow.csv:1: busy: .* too large" \
+replay_bad "overflowing counter is an error, not wrapped" "overflow.csv:1: busy: .* too large" \
         --opp 100MHz --governor simple_ondemand "$tmp/overflow.csv"
-bad "userspace line that is not a frequency" "userspace.csv:2: 'fast' is not a frequency" \
+replay_bad "userspace line that is not a frequency" "userspace.csv:2: 'fast' is not a frequency" \
         --opp 100MHz --governor userspace "$tmp/userspace.csv"
-bad "unknown governor" "unknown governor 'turbo'" --opp 100MHz --governor turbo "$tmp/good.csv"
-bad "passive has no parent in a replay" "passive" --opp 100MHz --governor passive "$tmp/good.csv"
-bad "tunable out of range" "upthreshold=101 is outside 1-100" \
+replay_bad "unknown governor" "unknown governor 'turbo'" --opp 100MHz --governor turbo "$tmp/good.csv"
+replay_bad "passive has no parent in a replay" "passive" --opp 100MHz --governor passive "$tmp/good.csv"
+replay_bad "tunable out of range" "upthreshold=101 is outside 1-100" \
         --opp 100MHz --governor simple_ondemand --tunable upthreshold=101 "$tmp/good.csv"
-bad "tunables that conflict" "do not fit together" --opp 100MHz --governor simple_ondemand \
+replay_bad "tunables that conflict" "do not fit together" --opp 100MHz --governor simple_ondemand \
         --tunable upthreshold=10 --tunable downdifferential=20 "$tmp/good.csv"
-bad "unknown tunable" "has no tunable 'speed'" --opp 100MHz --governor simple_ondemand --tunable speed=1 "$tmp/good.csv"
-bad "tunable that is not a number" "'-1' is not a whole number" \
+replay_bad "unknown tunable" "has no tunable 'speed'" --opp 100MHz --governor simple_ondemand --tunable speed=1 "$tmp/good.csv"
+replay_bad "tunable that is not a number" "'-1' is not a whole number" \
         --opp 100MHz --governor ondemand --tunable up_threshold=-1 "$tmp/good.csv"
-bad "empty OPP list" "the list of points is empty" --opp , --governor performance "$tmp/good.csv"
-bad "OPP garbage" "'fastest' is not a frequency" --opp 100MHz,fastest --governor performance "$tmp/good.csv"
-bad "duplicate OPP" "listed twice" --opp 100MHz,100000kHz --governor performance "$tmp/good.csv"
-bad "bad voltage" "'lots' is not a voltage" --opp 100MHz@lots --governor performance "$tmp/good.csv"
-bad "missing trace file" "nope.csv: No such file" --opp 100MHz --governor performance "$tmp/nope.csv"
-bad "no --opp" "--opp is required" --governor performance "$tmp/good.csv"
-bad "unknown option" "unknown" --opp 100MHz --governor performance --turbo "$tmp/good.csv"
+replay_bad "empty OPP list" "the list of points is empty" --opp , --governor performance "$tmp/good.csv"
+replay_bad "OPP garbage" "'fastest' is not a frequency" --opp 100MHz,fastest --governor performance "$tmp/good.csv"
+replay_bad "duplicate OPP" "listed twice" --opp 100MHz,100000kHz --governor performance "$tmp/good.csv"
+replay_bad "bad voltage" "'lots' is not a voltage" --opp 100MHz@lots --governor performance "$tmp/good.csv"
+replay_bad "missing trace file" "nope.csv: No such file" --opp 100MHz --governor performance "$tmp/nope.csv"
+replay_bad "no --opp" "--opp is required" --governor performance "$tmp/good.csv"
+replay_bad "unknown option" "unknown" --opp 100MHz --governor performance --turbo "$tmp/good.csv"
 
 # --- summary: time in state in the trans_stat layout and the energy when voltages are known
 out=$("$replay" --opp 100MHz@800mV,200MHz@1V --governor userspace --initial 100MHz --interval 10ms --summary - \
