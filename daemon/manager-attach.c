@@ -316,8 +316,7 @@ void keep_device(struct manager *m, struct manager_device *old, struct manager_d
          * total and the energy (charged with the new voltages from now on). */
         df_stats_carry(&dev->stats, &old->dev->stats, now_usec());
         df_device_set_current(dev, old->dev->current);
-        if (old->dev->has_sample)
-                df_device_set_sample(dev, old->dev->busy, old->dev->total);
+        df_device_carry_sample(dev, old->dev);
         /* The governor it ran, for its activation (carry_governor()). Under userspace,
          * initial-frequency applies at attach: the frequency in force stays, or the one set. */
         free(old->before_reload);

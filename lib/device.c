@@ -185,8 +185,19 @@ void df_device_set_timed_sample(
         d->total = total;
         d->sample_usec = duration_usec;
         d->interval_usec = interval_usec;
+        d->sample_current = d->current;
         d->has_sample = true;
         d->sample_fresh = true;
+}
+
+void df_device_carry_sample(struct df_device *d, const struct df_device *from) {
+        assert(d);
+        assert(from);
+
+        if (!from->has_sample)
+                return;
+        df_device_set_timed_sample(d, from->busy, from->total, from->sample_usec, from->interval_usec);
+        d->sample_current = from->sample_current;
 }
 
 void df_device_set_current(struct df_device *d, uint64_t freq) {
@@ -417,6 +428,7 @@ static uint64_t governor_value(struct df_device *d, bool *decided) {
                 .fresh = d->sample_fresh,
                 .duration_usec = d->sample_usec,
                 .interval_usec = d->interval_usec,
+                .sample_current = d->sample_current,
                 .current = d->current,
                 .min = d->eff_min,
                 .max = d->eff_max,

@@ -83,6 +83,7 @@ struct df_device {
         uint64_t total;
         uint64_t sample_usec;
         uint64_t interval_usec;
+        uint64_t sample_current; /* the frequency in force when it was taken: busy ran at it */
 
         bool started;
         bool applied;       /* false: the next evaluation writes (start, a failed write, forced) */
@@ -132,12 +133,16 @@ void df_device_set_admin_range(struct df_device *d, uint64_t min, uint64_t max);
 /* Clamp mode: the limits found on the node (0 / UINT64_MAX for none). Asks for a re-evaluation. */
 void df_device_set_outer_range(struct df_device *d, uint64_t min, uint64_t max);
 
-/* A new complete sample (busy and total over the last interval), of unknown duration. */
+/* A new complete sample (busy and total over the last interval), of unknown duration, taken at
+ * the frequency in force now. */
 void df_device_set_sample(struct df_device *d, uint64_t busy, uint64_t total);
 /* The same, lasting duration_usec of a polling interval of interval_usec (0: unknown): ondemand
  * and conservative need both for dbs_update()'s long-idle rule. */
 void df_device_set_timed_sample(
         struct df_device *d, uint64_t busy, uint64_t total, uint64_t duration_usec, uint64_t interval_usec);
+
+/* A device that replaces `from` (a reload) goes on with its last sample, as a new one to decide on. */
+void df_device_carry_sample(struct df_device *d, const struct df_device *from);
 
 /* The frequency in force as read back or overridden (devfreq-replay's `current` column). */
 void df_device_set_current(struct df_device *d, uint64_t freq);

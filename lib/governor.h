@@ -23,6 +23,9 @@ struct df_governor_input {
          * 0 when unknown (then dbs_update()'s long-idle rule never applies). */
         uint64_t duration_usec;
         uint64_t interval_usec;
+        /* The frequency the sample was taken at: its busy time ran at it (an event that reuses the
+         * sample must not read it against a frequency applied since). */
+        uint64_t sample_current;
 
         uint64_t current; /* the frequency in force */
         uint64_t min;     /* effective range */
@@ -119,6 +122,10 @@ struct df_governor {
                         uint64_t spike_at;   /* the frequency a saturated spike ran at */
                         uint64_t spike_base; /* the need before it: its next sample's new work */
                         uint64_t spike_need; /* the demand of the last spike, Hz */
+                        /* What the last sample asked for, for the events that reuse it: */
+                        uint64_t need;         /* the demand to run, Hz */
+                        uint64_t sample_freq;  /* the frequency it was taken at */
+                        bool sample_saturated; /* it was: at least one voltage level above that */
                 } energy_aware;
         } state;
 

@@ -77,9 +77,11 @@ static uint64_t simple_ondemand_get_target(struct df_governor *g, const struct d
 
         if (!in->has_sample)
                 return in->current;
-        /* The tunables were validated when set, so this cannot fail; keep the frequency if it did. */
+        /* The tunables were validated when set, so this cannot fail; keep the frequency if it did.
+         * The busy time ran at the sample's frequency (the kernel's stat.current_frequency); an event
+         * reusing the sample gives the same answer as the poll did. */
         if (df_simple_ondemand_target(
-                    in->busy, in->total, in->current, g->tunables[TUNABLE_UPTHRESHOLD],
+                    in->busy, in->total, in->sample_current, g->tunables[TUNABLE_UPTHRESHOLD],
                     g->tunables[TUNABLE_DOWNDIFFERENTIAL], &freq) < 0)
                 return in->current;
         return freq;

@@ -173,11 +173,36 @@ START_TEST(test_event_reuses_last_sample) {
         ck_assert_uint_eq(ev.applied, 100 * MHZ);
         ck_assert_int_eq(df_qos_add_request(&d->qos, &req, DF_QOS_MIN_FREQUENCY, 200 * MHZ), 1);
         ck_assert_int_eq(df_device_evaluate(d, 101 * MS, &ev), 1);
-        /* Same sample, current now 100 MHz: 20 * 100 MHz / 100 * 100 / 88 = 22727272 Hz. */
-        ck_assert_uint_eq(ev.governor, 22727272);
+        /* Same sample, taken at 400 MHz: the same 90909090 Hz, although 100 MHz is in force now
+         * (its busy time ran at 400 MHz; read against 100 MHz it would be 22727272 Hz). */
+        ck_assert_uint_eq(ev.governor, 90909090);
         ck_assert_uint_eq(ev.applied, 200 * MHZ);
         ck_assert_uint_ne(ev.applied, 500 * MHZ);
         ck_assert_int_eq(df_qos_remove_request(&req), 1);
+        df_device_free(d);
+}
+END_TEST
+
+/* Events that change no range leave the frequency where the sample put it: each one reading the
+ * sample against the frequency the last one applied would ratchet the device down to its floor. */
+START_TEST(test_events_do_not_ratchet) {
+        struct fake f = {};
+        struct df_device *d = make(DF_MODE_GOVERN, &df_governor_simple_ondemand, false, &f, 800 * MHZ);
+        struct df_qos_request req[3] = {};
+        struct df_evaluation ev;
+
+        df_device_set_sample(d, 30, 100); /* 30 % of 800 MHz / 0.88 = 272727272 Hz: 300 MHz */
+        ck_assert_int_eq(df_device_evaluate(d, 100 * MS, &ev), 1);
+        ck_assert_uint_eq(ev.governor, 272727272);
+        ck_assert_uint_eq(ev.applied, 300 * MHZ);
+        for (size_t i = 0; i < ELEMENTSOF(req); i++) {
+                ck_assert_int_eq(df_qos_add_request(&d->qos, &req[i], DF_QOS_MIN_FREQUENCY, i + 1), 1);
+                ck_assert_int_ge(df_device_evaluate(d, (101 + i) * MS, &ev), 0);
+                ck_assert_uint_eq(ev.governor, 272727272);
+                ck_assert_uint_eq(d->current, 300 * MHZ);
+        }
+        for (size_t i = 0; i < ELEMENTSOF(req); i++)
+                ck_assert_int_ge(df_qos_remove_request(&req[i]), 0);
         df_device_free(d);
 }
 END_TEST
@@ -801,6 +826,7 @@ static Suite *device_suite(void) {
         tcase_add_test(tc, test_powersave_follows_min_request);
         tcase_add_test(tc, test_no_decision_before_first_sample);
         tcase_add_test(tc, test_event_reuses_last_sample);
+        tcase_add_test(tc, test_events_do_not_ratchet);
         tcase_add_test(tc, test_timed_sample);
         tcase_add_test(tc, test_write_failure_retried);
         tcase_add_test(tc, test_write_failure_forces_next_write);

@@ -21,6 +21,7 @@ sample_on(const uint64_t *points, size_t n, uint64_t busy, uint64_t total, uint6
                 .busy = busy,
                 .total = total,
                 .fresh = true,
+                .sample_current = current,
                 .current = current,
                 .min = points[0],
                 .max = points[n - 1],
