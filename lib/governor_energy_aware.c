@@ -57,8 +57,8 @@ static uint64_t approach(uint64_t estimate, uint64_t demand, uint32_t rise, uint
 /* The demand of one sample, Hz: the cycles it did per second (a saturated one, all it could). */
 static uint64_t sample_demand(const struct df_governor_input *in) {
         if (in->busy >= in->total)
-                return in->current;
-        return mul_div(in->busy, in->current, in->total);
+                return in->sample_current;
+        return mul_div(in->busy, in->sample_current, in->total);
 }
 
 /* Whether point f lies in the range the governor may choose from. */
@@ -194,14 +194,11 @@ expected_spike(struct df_governor *g, bool spike, bool saturated, uint64_t deman
         return 0;
 }
 
-static uint64_t energy_aware_get_target(struct df_governor *g, const struct df_governor_input *in) {
+/* Learn from a new sample: the estimate, saturation and spikes, and the demand to run now. */
+static void learn(struct df_governor *g, const struct df_governor_input *in) {
         uint32_t target = g->tunables[TUNABLE_TARGET_LOAD];
-        uint64_t demand, need, expected, choice;
-        bool saturated, spike, volts;
-
-        /* A zero-length sample holds nothing to learn from. */
-        if (!in->has_sample || in->total == 0 || in->n_points == 0)
-                return in->current;
+        uint64_t demand, expected;
+        bool saturated, spike;
 
         S(g).samples++;
         /* Saturated (busy equal to total): the work left over is unknown, and so is the demand. */
@@ -214,27 +211,48 @@ static uint64_t energy_aware_get_target(struct df_governor *g, const struct df_g
         }
         spike = saturated ||
                 (unsigned __int128) demand * 100 > (unsigned __int128) S(g).last_need * SPIKE_PERCENT;
-        expected = expected_spike(g, spike, saturated, demand, in->current);
+        expected = expected_spike(g, spike, saturated, demand, in->sample_current);
         S(g).estimate = approach(S(g).estimate, demand, g->tunables[TUNABLE_RISE], g->tunables[TUNABLE_DECAY]);
         /* Busier than target_load below the top: the point chosen for the sample is too slow for
          * it, and the estimate takes its demand at once instead of closing part of the gap. At the
          * top there is nothing faster, and the estimate keeps its pace. */
         if ((unsigned __int128) in->busy * 100 > (unsigned __int128) in->total * target &&
-            in->current < highest_point(in))
+            in->sample_current < highest_point(in))
                 S(g).estimate = MAX(S(g).estimate, demand);
+        /* At the top for saturation, no choice is made for the estimate. */
+        if (S(g).saturated < g->tunables[TUNABLE_SATURATED_SAMPLES])
+                S(g).last_need = S(g).estimate;
+        S(g).need = MAX(S(g).estimate, expected);
+        S(g).sample_freq = in->sample_current;
+        S(g).sample_saturated = saturated;
+}
+
+/* The point for what the last sample asked, in the range and among the points usable now. */
+static uint64_t choose(const struct df_governor *g, const struct df_governor_input *in) {
+        bool volts = voltages_known(in);
+        uint64_t choice;
 
         if (S(g).saturated >= g->tunables[TUNABLE_SATURATED_SAMPLES])
                 return DF_FREQ_MAX;
-
-        volts = voltages_known(in);
-        S(g).last_need = S(g).estimate;
-        need = MAX(S(g).estimate, expected);
         /* The point must run the demand at no more than target_load % busy. */
-        choice = least_energy_point(in, mul_div_up(need, 100, target), volts);
+        choice = least_energy_point(in, mul_div_up(S(g).need, 100, g->tunables[TUNABLE_TARGET_LOAD]), volts);
         /* A saturated sample before the top: at least one voltage level up. */
-        if (saturated)
-                choice = MAX(choice, level_up(in, in->current, volts));
+        if (S(g).sample_saturated)
+                choice = MAX(choice, level_up(in, S(g).sample_freq, volts));
         return choice;
+}
+
+static uint64_t energy_aware_get_target(struct df_governor *g, const struct df_governor_input *in) {
+        /* A zero-length sample holds nothing to learn from. */
+        if (!in->has_sample || in->total == 0 || in->n_points == 0)
+                return in->current;
+        /* An event reuses the sample: the choice is made again for the range and points of now, and
+         * nothing is learnt twice from it. */
+        if (in->fresh)
+                learn(g, in);
+        else if (!S(g).valid)
+                return in->current;
+        return choose(g, in);
 }
 
 /* A demand that falls faster than it rises would trade misses for energy. */

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "device.h"
 #include "governor.h"
@@ -228,6 +229,8 @@ static void run_case(const struct rule_case *c) {
                         .has_sample = true,
                         .busy = c->steps[k].busy,
                         .total = 100,
+                        .fresh = true,
+                        .sample_current = c->steps[k].current,
                         .current = c->steps[k].current,
                         .min = MAX(c->min, c->points[0]),
                         .max = MIN(c->max, c->points[c->n - 1]),
@@ -268,6 +271,58 @@ START_TEST(test_no_sample) {
         /* A zero-length sample: nothing to learn, the frequency stays. */
         in.has_sample = true;
         ck_assert_uint_eq(df_governor_get_target(&g, &in), 200 * MHZ);
+        df_governor_done(&g);
+}
+END_TEST
+
+/* An event reuses the sample: the choice is made again for the range of now, and nothing is
+ * learnt from the sample twice (a second saturated sample would send it to the top). */
+START_TEST(test_event_reuses_sample) {
+        struct df_governor g = {};
+        uint32_t values[DF_GOVERNOR_TUNABLES_MAX] = {};
+        struct df_governor_input in = {
+                .has_sample = true,
+                .busy = 100,
+                .total = 100,
+                .fresh = true,
+                .sample_current = 100 * MHZ,
+                .current = 100 * MHZ,
+                .min = pts[0],
+                .max = pts[3],
+                .points = pts,
+                .n_points = 4,
+                .table = pts,
+                .n_table = 4,
+        };
+
+        df_governor_init(&g, &df_governor_energy_aware);
+        memcpy(values, g.tunables, sizeof(values));
+        values[df_governor_tunable_index(&df_governor_energy_aware, "saturated_samples")] = 2;
+        ck_assert_int_eq(df_governor_set_tunables(&g, values), 0);
+        df_governor_start(&g, 100 * MHZ);
+        /* Before any sample an event keeps the frequency in force. */
+        in.fresh = false;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 100 * MHZ);
+        /* One saturated sample at 100 MHz: one level up. */
+        in.fresh = true;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 200 * MHZ);
+        ck_assert_uint_eq(g.state.energy_aware.saturated, 1);
+        /* Events at 200 MHz, the same sample: still one level above 100 MHz, still one saturation. */
+        in.fresh = false;
+        in.current = 200 * MHZ;
+        for (int k = 0; k < 3; k++) {
+                ck_assert_uint_eq(df_governor_get_target(&g, &in), 200 * MHZ);
+                ck_assert_uint_eq(g.state.energy_aware.saturated, 1);
+                ck_assert_uint_eq(g.state.energy_aware.samples, 1);
+        }
+        /* A floor of 400 MHz: the choice is made again within the new range. */
+        in.min = 400 * MHZ;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 400 * MHZ);
+        /* The next saturated sample is the second in a row: the top. */
+        in.min = pts[0];
+        in.fresh = true;
+        in.sample_current = 200 * MHZ;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), DF_FREQ_MAX);
         df_governor_done(&g);
 }
 END_TEST
@@ -380,6 +435,7 @@ static Suite *suite(void) {
 
         tcase_add_loop_test(tc, test_rules, 0, (int) ELEMENTSOF(cases));
         tcase_add_test(tc, test_no_sample);
+        tcase_add_test(tc, test_event_reuses_sample);
         tcase_add_test(tc, test_tunables);
         tcase_add_test(tc, test_properties);
         suite_add_tcase(s, tc);
