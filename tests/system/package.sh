@@ -82,8 +82,31 @@ named_devfreq() {
 
 not_in_dpkg() { ! inside dpkg-query -W devfreqd >/dev/null 2>&1; }
 
+prom=/var/lib/prometheus/node-exporter/devfreqd.prom
+stopped() { is_state devfreqd inactive; }
+
+# package_metrics_cases: the metrics timer an administrator enabled runs across an upgrade, and a
+# run while devfreqd is stopped leaves it stopped (no bus activation by the exporter).
+package_metrics_cases() {
+        inside mkdir -p "${prom%/*}" # prometheus-node-exporter's directory
+        expect "metrics: systemctl start devfreqd succeeds" sctl start devfreqd
+        expect "metrics: the service drives the nodes" wait_until 10 driven
+        expect "metrics: systemctl enable --now devfreqd-metrics.timer succeeds" \
+                sctl enable --now devfreqd-metrics.timer
+        expect "metrics: its first run writes devfreqd.prom" wait_until 10 inside test -s "$prom"
+        dpkg_case "upgrade: dpkg -i over the installed package" dpkg -i "$package_inside"
+        expect "upgrade: the service runs again" wait_until 10 running
+        is "upgrade: the enabled metrics timer is still active" "$(show devfreqd-metrics.timer ActiveState)" active
+        sctl stop devfreqd
+        expect "metrics: devfreqd stopped" wait_until 10 stopped
+        check "metrics: a run of devfreqd-metrics.service succeeds" sctl start devfreqd-metrics.service
+        is "... and is skipped, its condition false" "$(show devfreqd-metrics.service ConditionResult)" no
+        expect "... devfreqd is not started by it" stopped
+}
+
 # package_remove_cases: dpkg -r stops the service (the originals back), dpkg -P leaves nothing.
 package_remove_cases() {
+        package_metrics_cases
         expect "remove: systemctl start devfreqd succeeds" sctl start devfreqd
         expect "remove: before it, the service drives the nodes" wait_until 10 driven
         # A runtime choice, so that the state directory holds the daemon's state file.
@@ -95,6 +118,11 @@ package_remove_cases() {
         dpkg_case "remove: dpkg -r removes it" dpkg -r devfreqd
         expect "remove: its prerm stopped the service: every node holds its original value" originals
         is "remove: systemd no longer knows devfreqd.service" "$(show devfreqd LoadState)" not-found
+        is "remove: nor the metrics timer, stopped first" "$(show devfreqd-metrics.timer LoadState)" not-found
+        is "remove: no devfreqd unit failed" "$(sctl list-units --failed --plain --no-legend 'devfreqd*')" ""
+        is "remove: the service's mask for the removal is gone" \
+                "$(printf '%s\n' /run/systemd/system/devfreqd.service | existing)" ""
+        is "remove: devfreqd.prom is gone with the exporter" "$(printf '%s\n' "$prom" | existing)" ""
         is "remove: no devfreqd process is left" "$(inside pgrep -x devfreqd || true)" ""
         like "remove: the bus name activates nothing any more" \
                 "$(bus call "$name" "$manager_path" "$manager_iface" ListDevices 2>&1 || true)" \
