@@ -16,6 +16,7 @@
 #include "logging.h"
 #include "macro.h"
 #include "manager.h"
+#include "originals.h"
 
 #define DEFAULT_RUNTIME_DIR "/run/devfreqd"
 #define DEFAULT_STATE_DIR "/var/lib/devfreqd"
@@ -208,6 +209,20 @@ static int setup_event(struct context *ctx) {
         return 0;
 }
 
+static int lock_runtime_dir(const char *dir, int *ret_fd) {
+        pid_t pid;
+        int r;
+
+        r = originals_lock(dir, ret_fd, &pid);
+        if (r == -EBUSY && pid > 0)
+                return log_error_errno(r, "Another devfreqd (pid %ld) uses %s; stop it first", (long) pid, dir);
+        if (r == -EBUSY)
+                return log_error_errno(r, "Another devfreqd uses %s; stop it first", dir);
+        if (r < 0)
+                return log_error_errno(r, "Cannot lock %s/lock: %m", dir);
+        return 0;
+}
+
 static int run(int argc, char *argv[]) {
         struct args a = {
                 .o = {
@@ -220,6 +235,7 @@ static int run(int argc, char *argv[]) {
                 .bus = "system",
         };
         struct context ctx = {};
+        _cleanup_close_ int lock = -EBADF;
         int r, code;
 
         r = parse_args(argc, argv, &a);
@@ -227,6 +243,10 @@ static int run(int argc, char *argv[]) {
                 return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
         if (a.check_config)
                 return manager_check_config(&a.o, stdout) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        /* Before anything is read or written: one devfreqd (or --restore) at a time owns the nodes
+         * and the originals of a runtime directory. A dry run writes neither. */
+        if (!a.o.dry_run && lock_runtime_dir(a.o.runtime_dir, &lock) < 0)
+                return EXIT_FAILURE;
         if (a.restore)
                 return manager_restore_originals_file(&a.o) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 

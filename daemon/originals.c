@@ -3,9 +3,12 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -74,6 +77,42 @@ static int parse_line(struct originals *o, char *line) {
         if (r < 0)
                 return r;
         o->entries[o->n - 1].owed = true;
+        return 0;
+}
+
+int originals_lock(const char *runtime_dir, int *ret_fd, pid_t *ret_pid) {
+        _cleanup_free_ char *path = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        char text[32];
+        ssize_t k;
+
+        assert(runtime_dir);
+        assert(ret_fd);
+        assert(ret_pid);
+
+        *ret_pid = 0;
+        if (mkdir(runtime_dir, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        if (asprintf(&path, "%s/lock", runtime_dir) < 0)
+                return -ENOMEM;
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0)
+                return -errno;
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                int r = errno == EWOULDBLOCK ? -EBUSY : -errno;
+                k = pread(fd, text, sizeof(text) - 1, 0);
+                if (r == -EBUSY && k > 0) {
+                        text[k] = '\0';
+                        *ret_pid = (pid_t) strtol(text, NULL, 10);
+                }
+                return r;
+        }
+        k = snprintf(text, sizeof(text), "%ld\n", (long) getpid());
+        if (ftruncate(fd, 0) < 0)
+                return -errno;
+        if (pwrite(fd, text, (size_t) k, 0) != k)
+                return -EIO;
+        *ret_fd = TAKE_FD(fd);
         return 0;
 }
 

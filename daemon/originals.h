@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "node.h"
 #include "strmap.h"
@@ -27,6 +28,12 @@ struct originals {
         struct df_strmap index;
         bool index_stale;
 };
+
+/* Take the runtime directory for this process (made if missing): its lock file, locked as long as
+ * the returned descriptor is open, holds the holder's pid. -EBUSY while another process holds
+ * it (*ret_pid: its pid, 0 if unknown): a second devfreqd, or --restore under a running one, would
+ * rewrite the nodes and the originals of the one running. */
+int originals_lock(const char *runtime_dir, int *ret_fd, pid_t *ret_pid);
 
 /* Read the file when it exists (entries left by a run that did not restore them). */
 int originals_load(const char *runtime_dir, struct originals **ret);

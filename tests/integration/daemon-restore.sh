@@ -53,6 +53,32 @@ is "run 1: SIGTERM exits 0" "$daemon_status" 0
 check_restored "run 1, SIGTERM"
 check "run 1: the originals file is gone" test ! -e "$tmp/run/originals"
 
+# --- a second devfreqd, or --restore, while one runs: refused before it reads or writes anything
+start_daemon
+check "one runs: driven" driven
+originals_running=$(cat "$tmp/run/originals")
+sum=$(tree_sum)
+set +e
+out=$(LD_PRELOAD=$fakekernel timeout 20 "$devfreqd" --root "$root" --bus "$bus_address" --config "$tmp/devfreqd.conf" \
+        --config-dir "$tmp/conf.d" --runtime-dir "$tmp/run" --state-dir "$tmp/state" 2>&1)
+status=$?
+set -e
+is "a second devfreqd on the same runtime directory exits 1" "$status" 1
+is "... saying which one runs" "$out" "<3>Another devfreqd (pid $daemon_pid) uses $tmp/run; stop it first"
+is "... the running one's originals are untouched" "$(cat "$tmp/run/originals")" "$originals_running"
+is "... and so is every node" "$(tree_sum)" "$sum"
+set +e
+out=$(LD_PRELOAD=$fakekernel "$devfreqd" --root "$root" --runtime-dir "$tmp/run" --restore 2>&1)
+status=$?
+set -e
+is "devfreqd --restore while it runs exits 1" "$status" 1
+contains "... saying so" "$out" "Another devfreqd (pid $daemon_pid) uses $tmp/run; stop it first"
+is "... the originals and the nodes untouched" "$(cat "$tmp/run/originals") $(tree_sum)" "$originals_running $sum"
+check "the running one still serves" daemon_alive
+stop_daemon TERM
+is "it exits 0" "$daemon_status" 0
+check_restored "SIGTERM after a second devfreqd was refused"
+
 # --- SIGINT (Ctrl-C) restores as SIGTERM does
 start_daemon
 check "SIGINT run: driven" driven
