@@ -218,6 +218,11 @@ static int lock_runtime_dir(const char *dir, int *ret_fd) {
                 return log_error_errno(r, "Another devfreqd (pid %ld) uses %s; stop it first", (long) pid, dir);
         if (r == -EBUSY)
                 return log_error_errno(r, "Another devfreqd uses %s; stop it first", dir);
+        if (r == -EROFS) {
+                /* No originals can be saved there either: nothing will be written to a node. */
+                log_warning_errno(r, "Cannot lock %s/lock: %m; going on unlocked", dir);
+                return 0;
+        }
         if (r < 0)
                 return log_error_errno(r, "Cannot lock %s/lock: %m", dir);
         return 0;

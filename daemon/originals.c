@@ -96,6 +96,10 @@ int originals_lock(const char *runtime_dir, int *ret_fd, pid_t *ret_pid) {
         if (asprintf(&path, "%s/lock", runtime_dir) < 0)
                 return -ENOMEM;
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+        /* A read-only directory: a lock file there is still locked through a read-only descriptor
+         * (nothing can save originals there, nor the pid). */
+        if (fd < 0 && errno == EROFS)
+                fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0)
                 return -errno;
         if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
@@ -108,10 +112,9 @@ int originals_lock(const char *runtime_dir, int *ret_fd, pid_t *ret_pid) {
                 return r;
         }
         k = snprintf(text, sizeof(text), "%ld\n", (long) getpid());
-        if (ftruncate(fd, 0) < 0)
+        if (ftruncate(fd, 0) < 0 && errno != EINVAL && errno != EBADF)
                 return -errno;
-        if (pwrite(fd, text, (size_t) k, 0) != k)
-                return -EIO;
+        (void) pwrite(fd, text, (size_t) k, 0); /* the pid is for the message of another one */
         *ret_fd = TAKE_FD(fd);
         return 0;
 }

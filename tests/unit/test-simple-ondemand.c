@@ -212,6 +212,7 @@ START_TEST(test_governor) {
                 .has_sample = true,
                 .busy = 50,
                 .total = 100,
+                .sample_current = 400 * MHZ,
                 .current = 400 * MHZ,
         };
 
@@ -219,6 +220,11 @@ START_TEST(test_governor) {
         ck_assert(g.ops->polls);
         df_governor_start(&g, 400 * MHZ);
         ck_assert_uint_eq(df_governor_get_target(&g, &in), 227272727);
+        /* An event reusing the sample after 300 MHz was applied: the same answer, the busy time
+         * having run at 400 MHz (the kernel's stat.current_frequency). */
+        in.current = 300 * MHZ;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 227272727);
+        in.current = 400 * MHZ;
 
         /* The tunables in force are used. */
         ck_assert_int_eq(df_governor_set_tunable(&g, "downdifferential", 0), 0);
