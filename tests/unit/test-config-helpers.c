@@ -69,6 +69,19 @@ void errors_print(const struct df_config_errors *e) {
                 fprintf(stderr, "# %s\n", e->messages[i]);
 }
 
+struct df_config *load_dir_ok(const char *main_path, const char *conf_d) {
+        struct df_config_errors e = {};
+        struct df_config *c = NULL;
+        int r;
+
+        r = df_config_load(main_path, conf_d, &c, &e);
+        if (r < 0)
+                errors_print(&e);
+        ck_assert_int_eq(r, 0);
+        df_config_errors_done(&e);
+        return c;
+}
+
 struct df_config *load_ok(const char *text) {
         struct df_config_errors e = {};
         struct df_config *c = NULL;

@@ -120,19 +120,11 @@ END_TEST
 /* The main file and one drop-in (conf.d/50-local.conf), which must load. */
 static struct df_config *load_with_dropin(const char *main_text, const char *dropin_text) {
         _cleanup_free_ char *main_path = write_file("devfreqd.conf", main_text, 0), *conf_d = NULL;
-        struct df_config_errors e = {};
-        struct df_config *c = NULL;
-        int r;
 
         ck_assert_int_ge(asprintf(&conf_d, "%s/conf.d", dir), 0);
         ck_assert_int_eq(mkdir(conf_d, 0755), 0);
         free(write_file("conf.d/50-local.conf", dropin_text, 0));
-        r = df_config_load(main_path, conf_d, &c, &e);
-        if (r < 0)
-                errors_print(&e);
-        ck_assert_int_eq(r, 0);
-        df_config_errors_done(&e);
-        return c;
+        return load_dir_ok(main_path, conf_d);
 }
 
 /* An empty value in [daemon] restores the built-in default: a drop-in undoes each key the main

@@ -201,19 +201,6 @@ END_TEST
 
 /* --- drop-ins --------------------------------------------------------------------------------- */
 
-static struct df_config *load_dir_ok(const char *main_path, const char *conf_d) {
-        struct df_config_errors e = {};
-        struct df_config *c = NULL;
-        int r;
-
-        r = df_config_load(main_path, conf_d, &c, &e);
-        if (r < 0)
-                errors_print(&e);
-        ck_assert_int_eq(r, 0);
-        df_config_errors_done(&e);
-        return c;
-}
-
 START_TEST(test_dropin_override) {
         _cleanup_free_ char *main_path = NULL, *conf_d = NULL, *p1 = NULL, *p2 = NULL;
         const struct df_config_device *gpu;

@@ -36,6 +36,8 @@ void errors_print(const struct df_config_errors *e);
 
 /* Parse text that must be valid. */
 struct df_config *load_ok(const char *text);
+/* Load a main file (or none) and a drop-in directory that must be valid. */
+struct df_config *load_dir_ok(const char *main_path, const char *conf_d);
 
 /* The errors must be exactly these, in order, each starting with its prefix. */
 void check_errors(const struct df_config_errors *e, const char *const *expected, size_t n, const char *what);
