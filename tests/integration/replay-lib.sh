@@ -1,5 +1,6 @@
 # devfreq-replay's tests share these (sourced after tap.sh, with $replay set): bad input is exit
 # status 2 and one line on stderr.
+# shellcheck shell=bash
 
 # replay_run ARGS...: devfreq-replay's stderr into $replay_err and its exit status into
 # $replay_status (stdout dropped).
