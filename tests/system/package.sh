@@ -120,8 +120,6 @@ package_remove_cases() {
         is "remove: systemd no longer knows devfreqd.service" "$(show devfreqd LoadState)" not-found
         is "remove: nor the metrics timer, stopped first" "$(show devfreqd-metrics.timer LoadState)" not-found
         is "remove: no devfreqd unit failed" "$(sctl list-units --failed --plain --no-legend 'devfreqd*')" ""
-        is "remove: the service's mask for the removal is gone" \
-                "$(printf '%s\n' /run/systemd/system/devfreqd.service | existing)" ""
         is "remove: devfreqd.prom is gone with the exporter" "$(printf '%s\n' "$prom" | existing)" ""
         is "remove: no devfreqd process is left" "$(inside pgrep -x devfreqd || true)" ""
         like "remove: the bus name activates nothing any more" \
