@@ -305,16 +305,20 @@ online_again() {
         cpus_back
         uevent online cpu /devices/system/cpu/cpu0
 }
-drop_cpu() { printf '%s\n' "[daemon]" "autodiscover = no" "" "$(dmc_clamp_section)" >"$tmp/devfreqd.conf"; }
+# offline_and_dropped: every CPU of the policy offline, then a reload of a configuration without
+# it; log_at is where the log of it starts.
+offline_and_dropped() {
+        log_at=$(wc -l <"$daemon_log")
+        offline_busy
+        check "its CPUs go offline" wait_until 5 bash -c "tail -n +$((log_at + 1)) '$daemon_log' | grep -q 'cpu: every CPU of the policy is offline'"
+        printf '%s\n' "[daemon]" "autodiscover = no" "" "$(dmc_clamp_section)" >"$tmp/devfreqd.conf"
+        mcall Reload >/dev/null
+}
 record_originals "$policy0"
 clamp_conf "max-frequency = 1.6GHz"
 start_daemon
 check "a clamp run caps the policy" wait_until 5 capped
-log_at=$(wc -l <"$daemon_log")
-offline_busy
-check "its CPUs go offline" wait_until 5 bash -c "tail -n +$((log_at + 1)) '$daemon_log' | grep -q 'cpu: every CPU of the policy is offline'"
-drop_cpu
-mcall Reload >/dev/null
+offline_and_dropped
 contains "a reload drops it: its restore fails while its CPUs are offline" \
         "$(tail -n +$((log_at + 1)) "$daemon_log")" "cpu: restoring the original settings of $policy0 failed"
 check "... its record stays" grep -q "^$policy0	" "$tmp/run/originals"
@@ -328,11 +332,7 @@ check_restored "a policy dropped while offline, restored when a CPU is back"
 clamp_conf "max-frequency = 1.6GHz"
 mcall Reload >/dev/null
 check "the policy configured again is capped again" wait_until 5 capped
-log_at=$(wc -l <"$daemon_log")
-offline_busy
-check "its CPUs go offline" wait_until 5 bash -c "tail -n +$((log_at + 1)) '$daemon_log' | grep -q 'cpu: every CPU of the policy is offline'"
-drop_cpu
-mcall Reload >/dev/null
+offline_and_dropped
 stop_daemon TERM
 is "SIGTERM while a dropped policy is still owed its restore: exit 1" "$daemon_status" 1
 contains "... the log says why" "$(tail -n +$((log_at + 1)) "$daemon_log")" \

@@ -253,10 +253,10 @@ START_TEST(test_rules) {
 }
 END_TEST
 
-START_TEST(test_no_sample) {
-        struct df_governor g = {};
-        struct df_governor_input in = {
-                .current = 200 * MHZ,
+/* No sample yet, at `current` on pts, the whole table in range, no voltages. */
+static struct df_governor_input on_pts(uint64_t current) {
+        return (struct df_governor_input){
+                .current = current,
                 .min = pts[0],
                 .max = pts[3],
                 .points = pts,
@@ -264,6 +264,11 @@ START_TEST(test_no_sample) {
                 .table = pts,
                 .n_table = 4,
         };
+}
+
+START_TEST(test_no_sample) {
+        struct df_governor g = {};
+        struct df_governor_input in = on_pts(200 * MHZ);
 
         df_governor_init(&g, &df_governor_energy_aware);
         df_governor_start(&g, 200 * MHZ);
@@ -280,27 +285,17 @@ END_TEST
 START_TEST(test_event_reuses_sample) {
         struct df_governor g = {};
         uint32_t values[DF_GOVERNOR_TUNABLES_MAX] = {};
-        struct df_governor_input in = {
-                .has_sample = true,
-                .busy = 100,
-                .total = 100,
-                .fresh = true,
-                .sample_current = 100 * MHZ,
-                .current = 100 * MHZ,
-                .min = pts[0],
-                .max = pts[3],
-                .points = pts,
-                .n_points = 4,
-                .table = pts,
-                .n_table = 4,
-        };
+        struct df_governor_input in = on_pts(100 * MHZ);
 
         df_governor_init(&g, &df_governor_energy_aware);
         memcpy(values, g.tunables, sizeof(values));
         values[df_governor_tunable_index(&df_governor_energy_aware, "saturated_samples")] = 2;
         ck_assert_int_eq(df_governor_set_tunables(&g, values), 0);
         df_governor_start(&g, 100 * MHZ);
-        /* Before any sample an event keeps the frequency in force. */
+        /* A saturated sample at 100 MHz; before any, an event keeps the frequency in force. */
+        in.has_sample = true;
+        in.busy = in.total = 100;
+        in.sample_current = 100 * MHZ;
         in.fresh = false;
         ck_assert_uint_eq(df_governor_get_target(&g, &in), 100 * MHZ);
         /* One saturated sample at 100 MHz: one level up. */
