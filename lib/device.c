@@ -56,6 +56,7 @@ int df_device_new(const char *name, enum df_mode mode, struct df_device **ret) {
         d->mode = mode;
         d->admin_max = UINT64_MAX;
         d->outer_max = UINT64_MAX;
+        d->unit_hz = 1;
         d->dirty = true;
         df_opp_table_init(&d->opps);
         df_opp_table_set_notifier(&d->opps, on_opp_event, d);
@@ -437,6 +438,7 @@ static uint64_t governor_value(struct df_device *d, bool *decided) {
                 .table = d->table,
                 .table_microvolt = d->table_microvolt,
                 .n_table = d->n_table,
+                .unit_hz = d->unit_hz,
         };
 
         /* A polling governor decides nothing before its first complete sample. */

@@ -67,6 +67,9 @@ struct df_device {
         uint64_t outer_min;
         uint64_t outer_max;
         bool override_limits;
+        /* Hz per unit of the kernel's arithmetic on this kind of node (df_kind_unit_hz()): the
+         * cpufreq governors truncate to whole kHz on a policy. 1 unless the spec says. */
+        uint64_t unit_hz;
         bool holding; /* clamp mode: the range written is in force (not given back) */
 
         const struct df_backend_ops *backend;

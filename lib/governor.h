@@ -41,6 +41,11 @@ struct df_governor_input {
         const uint32_t *table_microvolt;
         size_t n_table;
 
+        /* Hz per unit of the kernel's arithmetic on the device's kind of node: 1000 on a cpufreq
+         * policy, where ondemand's proportional target and conservative's step are whole kHz as
+         * in the kernel; 1 on devfreq. 0 counts as 1. */
+        uint64_t unit_hz;
+
         /* passive: the parent's frequency in force and its full table, ascending. */
         uint64_t parent_current;
         const uint64_t *parent_table;

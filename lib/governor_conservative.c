@@ -21,9 +21,10 @@ static void conservative_start(struct df_governor *g, uint64_t current) {
         g->state.conservative.last = current;
 }
 
-/* kernel: get_freq_step(), freq_step % of policy->max, else 5 kHz. */
-static uint64_t freq_step_hz(uint32_t freq_step, uint64_t max) {
-        uint64_t step = (uint64_t) ((unsigned __int128) freq_step * max / 100);
+/* kernel: get_freq_step(), freq_step % of policy->max, else 5 kHz; whole units of the kernel's
+ * arithmetic (kHz on cpufreq, `unit` Hz each). */
+static uint64_t freq_step_hz(uint32_t freq_step, uint64_t max, uint64_t unit) {
+        uint64_t step = (uint64_t) ((unsigned __int128) freq_step * (max / unit) / 100) * unit;
         return step > 0 ? step : DEFAULT_STEP_HZ;
 }
 
@@ -59,7 +60,7 @@ static uint64_t conservative_decide(struct df_governor *g, const struct df_gover
                 g->state.conservative.requested = requested;
         }
 
-        step = freq_step_hz(freq_step, max);
+        step = freq_step_hz(freq_step, max, MAX(in->unit_hz, UINT64_C(1)));
         if (idle_periods != DF_DBS_NO_IDLE_PERIODS)
                 requested = idle_decrease(min, requested, idle_periods, step);
 

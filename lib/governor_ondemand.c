@@ -34,7 +34,7 @@ static void ondemand_start(struct df_governor *g, uint64_t current) {
  * resets it to one poll.
  */
 static uint64_t ondemand_decide(struct df_governor *g, const struct df_governor_input *in, uint32_t load) {
-        uint64_t lo, hi, next;
+        uint64_t lo, hi, next, unit;
 
         if (load > g->tunables[TUNABLE_UP_THRESHOLD]) {
                 uint64_t max;
@@ -46,10 +46,12 @@ static uint64_t ondemand_decide(struct df_governor *g, const struct df_governor_
                 return DF_FREQ_MAX;
         }
         g->state.ondemand.rate_mult = 1;
-        lo = in->points[0];
-        hi = in->points[in->n_points - 1];
+        /* In the kernel's unit (kHz on cpufreq), truncated there as its unsigned int is. */
+        unit = MAX(in->unit_hz, UINT64_C(1));
+        lo = in->points[0] / unit;
+        hi = in->points[in->n_points - 1] / unit;
         next = lo + (uint64_t) ((unsigned __int128) load * (hi - lo) / 100);
-        return nearest_point(in->points, in->n_points, next);
+        return nearest_point(in->points, in->n_points, next * unit);
 }
 
 /*

@@ -17,6 +17,10 @@ static const char *const kind_table[_DF_KIND_MAX] = {
 
 DEFINE_STRING_TABLE(df_kind, enum df_kind, kind_table, _DF_KIND_MAX, _DF_KIND_INVALID)
 
+uint64_t df_kind_unit_hz(enum df_kind k) {
+        return k == DF_KIND_CPUFREQ ? 1000 : 1;
+}
+
 int df_path_check(const char *path) {
         const char *p;
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 
 enum df_kind {
         DF_KIND_DEVFREQ,
@@ -14,6 +15,9 @@ enum df_kind {
 
 const char *df_kind_to_string(enum df_kind k);
 enum df_kind df_kind_from_string(const char *s);
+/* Hz per unit a node of this kind counts frequencies in, in sysfs and in the kernel's own
+ * arithmetic: 1 on devfreq, 1000 on cpufreq (kHz). */
+uint64_t df_kind_unit_hz(enum df_kind k);
 
 /*
  * Check a path as written in configuration: absolute, under /sys/ or /proc/, no "." or ".."

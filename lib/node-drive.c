@@ -23,7 +23,7 @@ enum rounding {
 
 /* kernel: min_freq_store() floors, max_freq_store() rounds up, so the interval never shrinks. */
 static uint64_t to_node_units(const struct df_node *n, uint64_t hz, enum rounding how) {
-        uint64_t s = node_attrs(n)->scale, q = hz / s, rem = hz % s;
+        uint64_t s = df_kind_unit_hz(n->kind), q = hz / s, rem = hz % s;
 
         switch (how) {
         case ROUND_UP:

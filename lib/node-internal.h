@@ -13,7 +13,6 @@
 
 struct kind_attrs {
         const char *governor, *governors, *min, *max, *cur, *applied, *frequencies, *key;
-        uint64_t scale; /* Hz per sysfs unit */
 };
 
 /* node.c */

@@ -24,10 +24,10 @@
 
 static const struct kind_attrs kind_attrs[_DF_KIND_MAX] = {
         [DF_KIND_DEVFREQ] = { "governor", "available_governors", "min_freq", "max_freq", "cur_freq",
-                              "userspace/set_freq", "available_frequencies", "governor", 1 },
+                              "userspace/set_freq", "available_frequencies", "governor" },
         [DF_KIND_CPUFREQ] = { "scaling_governor", "scaling_available_governors", "scaling_min_freq",
                               "scaling_max_freq", "scaling_cur_freq", "scaling_setspeed",
-                              "scaling_available_frequencies", "scaling_governor", 1000 },
+                              "scaling_available_frequencies", "scaling_governor" },
 };
 
 const struct kind_attrs *node_attrs(const struct df_node *n) {
@@ -89,7 +89,7 @@ int node_read_word(int dirfd, const char *name, char *buf, size_t size) {
 }
 
 uint64_t node_to_hz(const struct df_node *n, uint64_t v) {
-        uint64_t s = node_attrs(n)->scale;
+        uint64_t s = df_kind_unit_hz(n->kind);
 
         return v > UINT64_MAX / s ? UINT64_MAX : v * s;
 }
@@ -188,7 +188,7 @@ static int open_cpufreq(struct df_node *n) {
         free(text);
         text = NULL;
         if (node_read_text(n->dirfd, "scaling_available_frequencies", &text) >= 0 &&
-            df_parse_frequency_list(text, 1000, &f, &k) >= 0)
+            df_parse_frequency_list(text, df_kind_unit_hz(DF_KIND_CPUFREQ), &f, &k) >= 0)
                 n->has_table = true;
         return 0;
 }
@@ -382,7 +382,7 @@ int df_node_read_frequencies(struct df_node *n, uint64_t step, uint64_t **ret, s
         r = node_read_text(n->dirfd, node_attrs(n)->frequencies, &text);
         if (r < 0)
                 return r;
-        return df_parse_frequency_list(text, node_attrs(n)->scale, ret, ret_n);
+        return df_parse_frequency_list(text, df_kind_unit_hz(n->kind), ret, ret_n);
 }
 
 int df_node_read_current(struct df_node *n, uint64_t *ret) {
@@ -395,9 +395,9 @@ int df_node_read_current(struct df_node *n, uint64_t *ret) {
         r = df_attr_read_u64(n->dirfd, node_attrs(n)->cur, &v);
         if (r < 0)
                 return r;
-        if (v > UINT64_MAX / node_attrs(n)->scale)
+        if (v > UINT64_MAX / df_kind_unit_hz(n->kind))
                 return -ERANGE;
-        *ret = v * node_attrs(n)->scale;
+        *ret = v * df_kind_unit_hz(n->kind);
         return 0;
 }
 

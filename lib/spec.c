@@ -302,6 +302,7 @@ int df_spec_make_device(
         }
         df_device_set_admin_range(d, s->min_freq, s->max_freq);
         d->override_limits = s->override_limits;
+        d->unit_hz = df_kind_unit_hz(s->kind);
         if (s->initial_set && s->mode == DF_MODE_GOVERN)
                 current = s->initial_freq;
         r = df_device_start(d, current, now_usec);

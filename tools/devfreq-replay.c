@@ -13,6 +13,7 @@
 
 #include "device.h"
 #include "macro.h"
+#include "names.h"
 #include "replay-work.h"
 #include "replay.h"
 #include "strv.h"
@@ -23,6 +24,7 @@ static const char *program = "devfreq-replay";
 struct options {
         const char *opp;
         const char *governor;
+        const char *kind;
         char **tunables;
         size_t n_tunables;
         const char *initial;
@@ -51,6 +53,7 @@ static void help(void) {
                         printf(" %s", df_governors[i]->name);
         printf("\n"
                "  --tunable NAME=VALUE  set a governor tunable (repeatable)\n"
+               "  --kind KIND           devfreq (default) or cpufreq: a policy's governors count in kHz\n"
                "  --initial FREQ        frequency in force before the first sample (default: the highest)\n"
                "  --min FREQ            add a min-frequency QoS request (repeatable)\n"
                "  --max FREQ            add a max-frequency QoS request (repeatable)\n"
@@ -103,6 +106,7 @@ static int parse_static_power(const char *s, long double *ret) {
 enum {
         ARG_OPP = 0x100,
         ARG_GOVERNOR,
+        ARG_KIND,
         ARG_TUNABLE,
         ARG_INITIAL,
         ARG_MIN,
@@ -124,6 +128,9 @@ static int take_option(int c, char **argv, struct options *o) {
                 break;
         case ARG_GOVERNOR:
                 o->governor = optarg;
+                break;
+        case ARG_KIND:
+                o->kind = optarg;
                 break;
         case ARG_TUNABLE:
                 if (push_value(&o->tunables, &o->n_tunables, optarg) != 0)
@@ -180,6 +187,7 @@ static int parse_args(int argc, char **argv, struct options *o) {
         static const struct option options[] = {
                 { "opp", required_argument, NULL, ARG_OPP },
                 { "governor", required_argument, NULL, ARG_GOVERNOR },
+                { "kind", required_argument, NULL, ARG_KIND },
                 { "tunable", required_argument, NULL, ARG_TUNABLE },
                 { "initial", required_argument, NULL, ARG_INITIAL },
                 { "min", required_argument, NULL, ARG_MIN },
@@ -243,8 +251,11 @@ static int start_in_range(struct df_device *dev, uint64_t initial) {
  * --interval into rp. 0, EXIT_BAD_INPUT, or a negative errno. */
 static int new_device(const struct options *o, struct replay *rp, struct df_device **ret) {
         const struct df_governor_ops *ops;
+        enum df_kind kind = DF_KIND_DEVFREQ;
         int r;
 
+        if (o->kind && (kind = df_kind_from_string(o->kind)) < 0)
+                return replay_bad_input("--kind: '%s' is neither devfreq nor cpufreq", o->kind);
         ops = df_governor_find(o->governor);
         if (!ops)
                 return replay_bad_input(
@@ -262,6 +273,7 @@ static int new_device(const struct options *o, struct replay *rp, struct df_devi
         r = df_device_new("replay", DF_MODE_GOVERN, ret);
         if (r < 0)
                 return r;
+        (*ret)->unit_hz = df_kind_unit_hz(kind);
         r = replay_add_opps(*ret, o->opp);
         if (r != 0)
                 return r;

@@ -85,6 +85,22 @@ targets 400 100 -- --opp 100MHz,200MHz,400MHz,800MHz --governor ondemand --inter
         <<<$'50,100\n0,100,,1s'
 targets 400 400 -- --opp 100MHz,200MHz,400MHz,800MHz --governor ondemand --interval 500ms - \
         <<<$'50,100\n0,100,400000000,1001ms'
+# --kind cpufreq: a policy's governors count in whole kHz, as the kernel's do. conservative,
+# freq_step 1 of 1600099 kHz: 16000 kHz a step (16000.99 truncated); from 800000 kHz the requests
+# 816000, 832000, 848000 kHz give 800000, 800000, 832001 kHz. In Hz (devfreq) the second request
+# is 832001980 Hz, past 832001 kHz already.
+column5() { "$replay" "$@" | sed 1d | cut -d, -f5 | xargs; }
+khz=800000kHz,832001kHz,1600099kHz
+is "--kind cpufreq: conservative steps in whole kHz" "$(column5 --kind cpufreq --opp $khz --governor conservative \
+        --tunable freq_step=1 --initial 800000kHz - <<<$'81,100\n81,100\n81,100')" "800000000 800000000 832001000"
+is "... on devfreq in Hz" "$(column5 --kind devfreq --opp $khz --governor conservative \
+        --tunable freq_step=1 --initial 800000kHz - <<<$'81,100\n81,100\n81,100')" "800000000 832001000 832001000"
+# ondemand, load 50 on 100000-1000001 kHz: 100000 + 50 * 900001 / 100 = 550000 kHz, a tie between
+# 500000 and 600000 kHz that goes to the lower; in Hz 550000500 Hz, nearer 600000 kHz.
+khz=100000kHz,500000kHz,600000kHz,1000001kHz
+is "--kind cpufreq: ondemand's proportional target in whole kHz" \
+        "$(column5 --kind cpufreq --opp $khz --governor ondemand - <<<'50,100')" 500000000
+is "... and in Hz without it" "$(column5 --opp $khz --governor ondemand - <<<'50,100')" 600000000
 out=$("$replay" --opp 100MHz,800MHz --governor ondemand --summary - <<<$'busy,total,current,duration\n0,100,,1s\n0,100')
 like "per-line durations add up in the summary" "$out" '# 2 samples, 1\.1 s in all'
 contains "... and in the time in state" "$out" '* 100000000:         0         0      1100'
@@ -99,6 +115,8 @@ printf '%s\n' 400MHz fast >"$tmp/userspace.csv"
 printf '%s\n' 10,100 >"$tmp/good.csv"
 replay_bad "malformed field names file and line" "bad-field.csv:4: total: 'abc' is not a whole number" \
         --opp 100MHz --governor performance "$tmp/bad-field.csv"
+replay_bad "--kind names the two kinds" "--kind: 'gpu' is neither devfreq nor cpufreq" \
+        --kind gpu --opp 100MHz --governor performance "$tmp/good.csv"
 replay_bad "missing field names the line" "one-field.csv:2:" --opp 100MHz --governor performance "$tmp/one-field.csv"
 replay_bad "too many fields names the line" "five-fields.csv:1: expected busy,total\\[,current\\[,duration\\]\\], got more" \
         --opp 100MHz --governor performance "$tmp/five-fields.csv"

@@ -416,6 +416,27 @@ START_TEST(test_ondemand_proportional) {
 }
 END_TEST
 
+/* On a cpufreq policy the kernel computes in kHz: freq_next = min + load * (max - min) / 100 as an
+ * unsigned int. Points 100000, 500000, 600000 and 1000001 kHz; load 50:
+ * 100000 + 50 * 900001 / 100 = 100000 + 450000 = 550000 kHz (450000.5 truncated), an exact tie
+ * between 500000 and 600000 kHz, which goes to the lower. In Hz the half kHz survives
+ * (550000500 Hz) and the nearest point is 600000 kHz: so it stays on devfreq, whose unit is Hz. */
+START_TEST(test_ondemand_khz) {
+        static const uint64_t khz_points[] = { 100000000, 500000000, 600000000, 1000001000 };
+        struct df_governor g;
+        struct df_governor_input in = sample_on(khz_points, ELEMENTSOF(khz_points), 50, 100, 100000000);
+
+        init_with(&g, &df_governor_ondemand, 100000000);
+        in.unit_hz = 1000;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 500000000);
+        in.unit_hz = 1;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 600000000);
+        in.unit_hz = 0; /* counts as 1 */
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 600000000);
+        df_governor_done(&g);
+}
+END_TEST
+
 START_TEST(test_ondemand_zero_total) {
         struct df_governor g;
 
@@ -679,6 +700,37 @@ START_TEST(test_conservative_step_up) {
          * (requested is the maximum already), so it stays where it was put. */
         ck_assert_uint_eq(cs(&g, 100, 400 * MHZ), 400 * MHZ);
         ck_assert_uint_eq(g.state.conservative.requested, 800 * MHZ);
+        df_governor_done(&g);
+}
+END_TEST
+
+/* On a cpufreq policy the step is whole kHz: freq_step 1 of a 1000099 kHz top is 10000 kHz
+ * (10000.99 truncated). Points 500000, 520001 and 1000099 kHz, from 500000 kHz, two loads above
+ * up_threshold: requested 510000, then 520000 kHz, and the highest point at or below it is
+ * still 500000 kHz; the third reaches 520001 kHz. With the step in Hz (10000990 Hz, devfreq's
+ * unit) the second request is 520001980 Hz, already past 520001 kHz. */
+START_TEST(test_conservative_khz) {
+        static const uint64_t khz_points[] = { 500000000, 520001000, 1000099000 };
+        struct df_governor g;
+        struct df_governor_input in = sample_on(khz_points, ELEMENTSOF(khz_points), 81, 100, 500000000);
+
+        init_with(&g, &df_governor_conservative, 500000000);
+        set(&g, "freq_step", 1);
+        in.unit_hz = 1000;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 500000000);
+        ck_assert_uint_eq(g.state.conservative.requested, 510000000);
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 500000000);
+        ck_assert_uint_eq(g.state.conservative.requested, 520000000);
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 520001000);
+        ck_assert_uint_eq(g.state.conservative.requested, 530000000);
+        df_governor_done(&g);
+
+        init_with(&g, &df_governor_conservative, 500000000);
+        set(&g, "freq_step", 1);
+        in.unit_hz = 1;
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 500000000);
+        ck_assert_uint_eq(df_governor_get_target(&g, &in), 520001000);
+        ck_assert_uint_eq(g.state.conservative.requested, 520001980);
         df_governor_done(&g);
 }
 END_TEST
@@ -1171,6 +1223,7 @@ static Suite *suite(void) {
         add(s, "ondemand_above_threshold", test_ondemand_above_threshold);
         add(s, "ondemand_at_threshold", test_ondemand_at_threshold);
         add(s, "ondemand_proportional", test_ondemand_proportional);
+        add(s, "ondemand_khz", test_ondemand_khz);
         add(s, "ondemand_zero_total", test_ondemand_zero_total);
         add(s, "ondemand_sampling_down_factor", test_ondemand_sampling_down_factor);
         add(s, "ondemand_reevaluation", test_ondemand_reevaluation);
@@ -1179,6 +1232,7 @@ static Suite *suite(void) {
         add(s, "policy_limits", test_policy_limits);
         add(s, "dbs_update", test_dbs_update);
         add(s, "conservative_step_up", test_conservative_step_up);
+        add(s, "conservative_khz", test_conservative_khz);
         add(s, "conservative_step_down", test_conservative_step_down);
         add(s, "conservative_down_skip", test_conservative_down_skip);
         add(s, "conservative_dead_band", test_conservative_dead_band);
