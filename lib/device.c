@@ -222,9 +222,9 @@ bool df_device_has_latency_data(const struct df_device *d) {
         return false;
 }
 
-/* Points that are enabled and, while a latency request is held, meet the latency aggregate. */
+/* Points that are enabled and, while latency requests constrain, meet the latency aggregate. */
 static size_t collect_usable(const struct df_device *d, uint64_t *out) {
-        bool constrained = df_qos_count(&d->qos, DF_QOS_LATENCY) > 0;
+        bool constrained = df_qos_constrains(&d->qos, DF_QOS_LATENCY);
         uint64_t limit = df_qos_read_value(&d->qos, DF_QOS_LATENCY);
         const struct df_opp *best = NULL;
         size_t n = 0;
@@ -329,7 +329,7 @@ static bool rule_range(
  */
 static void settle_binding(
         struct df_device *d, const struct spans *s, uint64_t qos_min, uint64_t qos_max, bool overridden) {
-        bool latency = df_qos_count(&d->qos, DF_QOS_LATENCY) > 0;
+        bool latency = df_qos_constrains(&d->qos, DF_QOS_LATENCY);
         uint64_t min, max;
 
         (void) rule_range(d, s, latency, 0, qos_max, &min, &max);
@@ -354,13 +354,14 @@ static void refresh(struct df_device *d) {
         qos_min = df_qos_read_value(&d->qos, DF_QOS_MIN_FREQUENCY);
         qos_max = df_qos_read_value(&d->qos, DF_QOS_MAX_FREQUENCY);
         d->n_usable = collect_usable(d, d->usable);
+        assert(d->n_usable > 0); /* started with an enabled point, and the last one never goes */
         s.lat_lo = d->usable[0];
         s.lat_hi = d->usable[d->n_usable - 1];
         /* collect_usable() found an enabled point: so do the table's own lookups. */
         (void) df_opp_find_ceil(&d->opps, &s.all_lo);
         (void) df_opp_find_floor(&d->opps, &s.all_hi);
         overridden = rule_range(
-                d, &s, df_qos_count(&d->qos, DF_QOS_LATENCY) > 0, qos_min, qos_max, &d->eff_min, &d->eff_max);
+                d, &s, df_qos_constrains(&d->qos, DF_QOS_LATENCY), qos_min, qos_max, &d->eff_min, &d->eff_max);
         /* A ceiling below every usable point wins over the latency aggregate. */
         if (overridden)
                 d->n_usable = collect_enabled(d, d->usable);
@@ -456,13 +457,13 @@ static uint64_t governor_value(struct df_device *d, bool *decided) {
         return df_governor_get_target(&d->governor, &in);
 }
 
-/* Clamp mode has something to say when a request, a disabled point or a configured bound shapes
- * the range; else the limits stay whatever other writers (or nobody) left there. */
+/* Clamp mode has something to say when a request that constrains (not one at its list's default),
+ * a disabled point or a configured bound shapes the range; else the limits stay whatever other writers (or nobody) left there. */
 static bool clamp_has_say(const struct df_device *d) {
         if (d->override_limits || d->admin_min > 0 || d->admin_max != UINT64_MAX)
                 return true;
         for (int t = 0; t < _DF_QOS_TYPE_MAX; t++)
-                if (df_qos_count(&d->qos, (enum df_qos_type) t) > 0)
+                if (df_qos_constrains(&d->qos, (enum df_qos_type) t))
                         return true;
         return df_opp_count_enabled(&d->opps) < d->opps.n;
 }

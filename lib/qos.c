@@ -171,6 +171,10 @@ uint64_t df_qos_read_value(const struct df_qos *q, enum df_qos_type type) {
         return list_value(&q->lists[type], type);
 }
 
+bool df_qos_constrains(const struct df_qos *q, enum df_qos_type type) {
+        return type_valid(type) && df_qos_read_value(q, type) != qos_default[type];
+}
+
 size_t df_qos_count(const struct df_qos *q, enum df_qos_type type) {
         if (!q || !type_valid(type))
                 return 0;

@@ -78,3 +78,7 @@ static inline bool df_qos_request_active(const struct df_qos_request *req) {
 /* The aggregate, O(1); the default when the list is empty. */
 uint64_t df_qos_read_value(const struct df_qos *q, enum df_qos_type type);
 size_t df_qos_count(const struct df_qos *q, enum df_qos_type type);
+/* Whether the list's requests constrain anything: the aggregate is not the list's default. A
+ * request at the default ("no floor", "no ceiling", "any latency") says nothing, and adding or
+ * removing it notifies nobody; so whatever depends on requests asks this, never the count. */
+bool df_qos_constrains(const struct df_qos *q, enum df_qos_type type);

@@ -505,6 +505,35 @@ START_TEST(test_clamp_failure_forces_next_write) {
 }
 END_TEST
 
+/* A request at its list's default (no floor, no ceiling, any latency) says nothing: it changes
+ * no aggregate, so its coming and going re-evaluates nothing, and it must not keep the limits
+ * held once the requests that did say something are gone. */
+START_TEST(test_clamp_default_request_says_nothing) {
+        struct fake f = {};
+        struct df_device *d = make(DF_MODE_CLAMP, &df_governor_performance, false, &f, 300 * MHZ);
+        struct df_qos_request floor = {}, none[3] = {};
+
+        ck_assert_int_eq(df_qos_add_request(&d->qos, &floor, DF_QOS_MIN_FREQUENCY, 200 * MHZ), 1);
+        ck_assert_int_eq(df_device_evaluate(d, 0, NULL), 1);
+        ck_assert_uint_eq(f.range_writes, 1);
+        ck_assert_int_eq(df_qos_add_request(&d->qos, &none[0], DF_QOS_MIN_FREQUENCY, 0), 0);
+        ck_assert_int_eq(df_qos_add_request(&d->qos, &none[1], DF_QOS_MAX_FREQUENCY, UINT64_MAX), 0);
+        ck_assert_int_eq(df_qos_add_request(&d->qos, &none[2], DF_QOS_LATENCY, DF_QOS_LATENCY_DEFAULT), 0);
+        ck_assert(!df_qos_constrains(&d->qos, DF_QOS_LATENCY));
+        ck_assert(df_qos_constrains(&d->qos, DF_QOS_MIN_FREQUENCY));
+
+        /* The floor ends: the one evaluation its removal asks for gives the limits back. */
+        ck_assert_int_eq(df_qos_remove_request(&floor), 1);
+        ck_assert_int_eq(df_device_evaluate(d, 1, NULL), 1);
+        ck_assert_uint_eq(f.releases, 1);
+        ck_assert(!f.held);
+        ck_assert_uint_eq(f.range_writes, 1);
+        for (size_t i = 0; i < ELEMENTSOF(none); i++)
+                ck_assert_int_eq(df_qos_remove_request(&none[i]), 0);
+        df_device_free(d);
+}
+END_TEST
+
 START_TEST(test_clamp_mode_writes_endpoints) {
         struct fake f = {};
         struct df_device *d = make(DF_MODE_CLAMP, &df_governor_performance, false, &f, 300 * MHZ);
@@ -850,6 +879,7 @@ static Suite *device_suite(void) {
         tcase_add_test(tc, test_clamp_mode_writes_endpoints);
         tcase_add_test(tc, test_clamp_shares_limits);
         tcase_add_test(tc, test_clamp_failure_forces_next_write);
+        tcase_add_test(tc, test_clamp_default_request_says_nothing);
         tcase_add_test(tc, test_start_rules);
         tcase_add_test(tc, test_mode_strings);
         suite_add_tcase(s, tc);
