@@ -228,9 +228,11 @@ static int parse_args(int argc, char **argv, struct options *o) {
  * Start the device at --initial. The kernel's governors start with the frequency in force inside
  * the policy's limits, points both (the daemon's first evaluation at attach clamps and snaps it):
  * the governor starts from --initial clamped into the range resolved to points, while the first
- * line still shows --initial in force.
+ * line still shows --initial in force. With --work the first window runs at that clamped point
+ * too, as on a device the daemon attached before any work came: the range holds for every
+ * window, and the optimum is taken over the same points.
  */
-static int start_in_range(struct df_device *dev, uint64_t initial) {
+static int start_in_range(struct df_device *dev, uint64_t initial, bool work) {
         const uint64_t *usable;
         uint64_t lo, hi;
         size_t n;
@@ -242,8 +244,11 @@ static int start_in_range(struct df_device *dev, uint64_t initial) {
         df_device_get_range(dev, &lo, &hi);
         df_device_get_usable(dev, &usable, &n);
         df_dbs_policy_limits(usable, n, lo, hi, &lo, &hi);
-        if (initial < lo || initial > hi)
+        if (initial < lo || initial > hi) {
                 df_governor_start(&dev->governor, initial < lo ? lo : hi);
+                if (work)
+                        df_device_set_current(dev, initial < lo ? lo : hi);
+        }
         return 0;
 }
 
@@ -375,7 +380,7 @@ static int run(int argc, char **argv) {
         r = add_requests(dev, &o, requests);
         if (r != 0)
                 goto finish;
-        r = start_in_range(dev, initial);
+        r = start_in_range(dev, initial, o.work);
         if (r < 0)
                 goto finish;
         r = open_trace(o.trace, &rp, &in);

@@ -144,6 +144,20 @@ contains "... the optimum is not computed, naming its bound" "$out" \
         "Optimum energy          : not computed (the exact search would examine more than 4000000 states"
 # More work than the points can finish: the empty windows after the trace stop at their bound.
 printf '%s\n' 18000000000000000000 >"$tmp/endless.csv"
+# --initial outside --min/--max: the first window runs at the point the governor starts from, so
+# the run and the optimum use the same points. 8 cycles due in a 1 ms window of 4 kHz at most:
+# a miss for both; 2 cycles at a 4 kHz floor: the run spends what the optimum spends.
+out=$("$replay" --work --summary --opp 2kHz,4kHz,8kHz --interval 1ms --governor performance --max 4kHz - \
+        <<<$'8\n0')
+like "--initial above --max: the first window runs at 4 kHz" "$(sed -n 2p <<<"$out")" '^8,4,4,0,[0-9]+,[0-9]+,4000,'
+like "... where the deadline is missed, as the optimum says it must be" "$out" \
+        'Misses +: 1 of 1 jobs.*Optimum energy +: none'
+out=$("$replay" --work --summary --opp 2kHz,4kHz,8kHz --interval 1ms --governor powersave --min 4kHz \
+        --initial 2kHz - <<<2)
+like "--initial below --min: the first window runs at 4 kHz" "$(sed -n 2p <<<"$out")" '^2,2,0,0,[0-9]+,[0-9]+,4000,'
+like "... and spends no less than the optimum over the same points" "$out" \
+        'Optimum energy +: 0\.9 \(1\.0000 of this run\)'
+
 replay_bad "work the points cannot finish: an error after the bound of empty windows" \
         "work is left after 1000000 empty windows past the trace" \
         --work --opp 100MHz --governor powersave --interval 1ms "$tmp/endless.csv"
