@@ -14,6 +14,19 @@ is() {
                 printf 'got:      %s\nexpected: %s\n' "$2" "$3" | diag
         fi
 }
+like() {
+        if [[ $2 =~ $3 ]]; then
+                ok "$1"
+        else
+                not_ok "$1"
+                printf 'got:     %s\npattern: %s\n' "$2" "$3" | diag
+        fi
+}
+# A case written with a helper that does not exist is a failure, not a line lost on stderr.
+command_not_found_handle() {
+        not_ok "the guest script runs '$1', which is not a command"
+        return 127
+}
 check() {
         local what=$1 out
         shift
