@@ -285,12 +285,21 @@ int df_node_check_limits(struct df_node *n, char *note, size_t note_size) {
         if (!n->limits_held) {
                 if (streq(min, n->found_min) && streq(max, n->found_max))
                         return 0;
+                node_cooling_uncap(n, min, max);
+                if (streq(min, n->found_min) && streq(max, n->found_max))
+                        return 0;
                 memcpy(n->found_min, min, sizeof(min));
                 memcpy(n->found_max, max, sizeof(max));
                 return 1;
         }
         min_ours = shows_written(n, min, n->written_min, false);
         max_ours = shows_written(n, max, n->written_max, true);
+        if (!(min_ours && max_ours)) {
+                uint64_t cap = node_cooling_cap(n);
+
+                max_ours = max_ours || (node_shows_cap(n, max, cap) && cap < n->written_max);
+                min_ours = min_ours || (node_shows_cap(n, min, cap) && cap < n->written_min);
+        }
         if (min_ours && max_ours)
                 return 0;
         if (note)

@@ -23,6 +23,20 @@ int node_read_word(int dirfd, const char *name, char *buf, size_t size);
 uint64_t node_to_hz(const struct df_node *n, uint64_t v);
 void node_close_kept(struct df_node *n);
 
+/* node-cooling.c */
+/* Name the node's cooling device and keep the root to find it in: 0 or a negative errno. */
+int node_cooling_open(struct df_node *n, const struct df_root *root);
+/* The cap (Hz) the node's cooling device holds now: its state s is the s-th point from the top.
+ * 0 when nothing caps it (no such device, state 0, unreadable). */
+uint64_t node_cooling_cap(struct df_node *n);
+/* Whether a limit read back (node units) is that cap: the kernel's, not a writer's. It lowers the
+ * maximum, and a minimum above it. */
+bool node_shows_cap(const struct df_node *n, const char *seen, uint64_t cap);
+/* Limits read while devfreqd holds none (found, or recorded as originals), `min` and `max` in node
+ * units, DF_ATTR_VALUE_MAX each: one at the cap stands for no limit (a writer's own value under
+ * it cannot be read, and keeping it would make a passing cap permanent). */
+void node_cooling_uncap(struct df_node *n, char *min, char *max);
+
 /* node-originals.c */
 /* min and max in an order that never inverts the range in force; a value at the hardware bound
  * is written as "no limit". */

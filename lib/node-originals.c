@@ -27,6 +27,9 @@ int df_node_read_originals(struct df_node *n, struct df_originals *ret) {
                 r = node_read_word(n->dirfd, a->min, o.min, sizeof(o.min));
         if (r >= 0)
                 r = node_read_word(n->dirfd, a->max, o.max, sizeof(o.max));
+        /* A cap of the kernel's cooling device in force now is not a setting to give back. */
+        if (r >= 0)
+                node_cooling_uncap(n, o.min, o.max);
         if (r >= 0 && n->kind == DF_KIND_CPUFREQ) {
                 r = node_read_word(n->dirfd, "cpuinfo_min_freq", o.hw_min, sizeof(o.hw_min));
                 if (r >= 0)

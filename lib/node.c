@@ -107,6 +107,7 @@ struct df_node *df_node_free(struct df_node *n) {
                 return NULL;
         node_close_kept(n);
         safe_close(n->dirfd);
+        safe_close(n->root_fd);
         free(n->path);
         free(n->name);
         free(n->cpus);
@@ -210,7 +211,7 @@ int df_node_open(const struct df_root *root, const char *path, struct df_node **
         n = calloc(1, sizeof(*n));
         if (!n)
                 return -ENOMEM;
-        n->dirfd = n->applied_fd = n->min_fd = n->max_fd = -EBADF;
+        n->dirfd = n->applied_fd = n->min_fd = n->max_fd = n->root_fd = -EBADF;
         n->dirfd = df_root_open_path(root, canonical, O_PATH | O_DIRECTORY);
         if (n->dirfd < 0)
                 return n->dirfd == -ENOTDIR ? -ENODEV : n->dirfd;
@@ -229,6 +230,8 @@ int df_node_open(const struct df_root *root, const char *path, struct df_node **
                 return -ENOMEM;
         n->path = TAKE_PTR(canonical);
         r = n->kind == DF_KIND_DEVFREQ ? open_devfreq(n) : open_cpufreq(n);
+        if (r >= 0)
+                r = node_cooling_open(n, root);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(n);

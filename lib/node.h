@@ -78,6 +78,11 @@ struct df_node {
         char found_min[DF_ATTR_VALUE_MAX];
         char found_max[DF_ATTR_VALUE_MAX];
         bool limits_held;
+        /* The kernel's cooling device of the node, by the type the kernel gives it
+         * ("devfreq-ff9a0000.gpu", "cpufreq-cpu0"; node-cooling.c), and the root to find it in
+         * (-EBADF when the node can have none). */
+        char cooling_type[64];
+        int root_fd;
 
         char error[256]; /* the last failure, "write …/set_freq: Device or resource busy" */
 };

@@ -528,6 +528,57 @@ else
         tail -n 20 "$tmp/daemon.log" | diag
 fi
 rm -f "$tmp/conf.d/thermal.conf"
+rm -f "$tmp/conf.d/thermal.conf"
+
+# =============================================================== the kernel's own cooling of the GPU
+# The module's GPU has a devfreq cooling device (devfreq_cooling_register()): its cur_state s caps
+# the GPU at the s-th point from the top through a request of the kernel's, which max_freq shows,
+# and min_freq too when it is above. devfreqd must not take that cap for another writer's limit:
+# found at start it is no outer bound, seen while devfreqd holds the limits it is not adopted,
+# and when the last request ends the node gets its own limits back, not the cap.
+cdev=$(grep -lx 'devfreq-dftest-gpu' /sys/class/thermal/cooling_device*/type 2>/dev/null | head -n1)
+cdev=${cdev%/type}
+is "the GPU's devfreq cooling device is named devfreq-dftest-gpu, states 0 to 4" \
+        "$(cat "$cdev/max_state" 2>&1)" 4
+echo 2 >"$cdev/cur_state"
+is "... state 2 caps max_freq at the third point from the top" "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" \
+        "$orig_min 400000000"
+gpu_range() { # the effective range devfreqd keeps for the GPU, on the bus: "MIN MAX" in Hz
+        local o p v=()
+        o=$(busctl call org.devfreqd.Devfreq1 /org/devfreqd/Devfreq1 org.devfreqd.Devfreq1.Manager \
+                GetDevice s dftest-gpu 2>&1 | sed -n 's/^o "\(.*\)"$/\1/p')
+        for p in MinFrequency MaxFrequency; do
+                v+=("$(busctl get-property org.devfreqd.Devfreq1 "$o" org.devfreqd.Devfreq1.Device "$p" 2>&1 | cut -d' ' -f2)")
+        done
+        echo "${v[*]}"
+}
+if start_daemon; then
+        is "devfreqd, started under the cap, takes it for no outer bound" "$(gpu_range)" "200000000 800000000"
+        hold a dftest-gpu min 500MHz
+        check "... a 500 MHz floor: the kernel shows it lowered to the 400 MHz cap" \
+                wait_until 10 eval '[[ "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" == "400000000 400000000" ]]'
+        echo 3 >"$cdev/cur_state"
+        hold b dftest-gpu max 700MHz
+        check "... state 3 and a 700 MHz ceiling: 300 MHz is all the kernel allows" \
+                wait_until 10 attr_is "$gpu/max_freq" 300000000
+        is "... and devfreqd's own range stays 500-700 MHz" "$(gpu_range)" "500000000 700000000"
+        is "... no cap was taken for another writer's" "$(grep -c 'by another writer' "$tmp/daemon.log")" 0
+        echo 0 >"$cdev/cur_state"
+        check "... cooled (state 0): the kernel shows devfreqd's 500-700 MHz" \
+                wait_until 10 eval '[[ "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" == "500000000 700000000" ]]'
+        release b
+        release a
+        check "... both requests end: the limits are the node's own again, not the cap" \
+                wait_until 10 eval '[[ "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" == "$orig_min $orig_max" ]]'
+        like "... the originals, recorded at the first write under the cap, hold no cap" \
+                "$(cat "$tmp/run/originals")" "dftest-gpu/devfreq/[^[:space:]]+[[:space:]]+simple_ondemand[[:space:]]+$orig_min[[:space:]]+$orig_max[[:space:]]"
+        stop_daemon
+        is "... and stop leaves them so" "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" "$orig_min $orig_max"
+else
+        not_ok "devfreqd starts with the GPU capped by its cooling device"
+        tail -n 20 "$tmp/daemon.log" | diag
+fi
+echo 0 >"$cdev/cur_state"
 
 # =============================================================== a CPU offline and online
 # policy1 in govern mode (powersave: the kernel's userspace governor at 800 MHz). Offline, the

@@ -237,6 +237,9 @@ START_TEST(test_open_devfreq) {
         ck_assert(f->n->has_table);
         ck_assert_uint_eq(f->n->hw_min, 200 * MHZ);
         ck_assert_uint_eq(f->n->hw_max, 800 * MHZ);
+        /* devfreq_cooling names its device after the devfreq device's parent. */
+        ck_assert_str_eq(f->n->cooling_type, "devfreq-ff9a0000.gpu");
+        ck_assert_int_ge(f->n->root_fd, 0);
         ck_assert_int_eq(f->n->drive, DF_DRIVE_NONE);
         ck_assert_int_lt(f->n->applied_fd, 0);
         ck_assert(df_node_exists(f->n));
@@ -264,11 +267,16 @@ START_TEST(test_open_cpufreq) {
         ck_assert_uint_eq(f->n->n_cpus, 4);
         for (unsigned i = 0; i < 4; i++)
                 ck_assert_uint_eq(f->n->cpus[i], i);
+        /* cpufreq_cooling names its device after the policy's CPU. */
+        ck_assert_str_eq(f->n->cooling_type, "cpufreq-cpu0");
+        ck_assert_int_ge(f->n->root_fd, 0);
         fixture_free(f);
 
         f = fixture_policy(false);
         ck_assert(!f->n->has_userspace);
         ck_assert(!f->n->has_table);
+        /* No table, no cpufreq_cooling: nothing to look up. */
+        ck_assert_int_lt(f->n->root_fd, 0);
         ck_assert_uint_eq(f->n->hw_min, 400 * MHZ);
         ck_assert_uint_eq(f->n->hw_max, 4650 * MHZ);
         fixture_free(f);

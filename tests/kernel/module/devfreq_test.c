@@ -20,11 +20,16 @@
  *
  * A thermal zone of type "dftest-thermal", no trip points, whose temperature is what was last written
  * (millidegrees Celsius) to /sys/kernel/debug/devfreq_test/temp (45000 at load).
+ *
+ * The GPU has a devfreq cooling device (devfreq_cooling_register(), as GPU drivers do), bound to
+ * no zone: a write of its cur_state in /sys/class/thermal caps the GPU the way a thermal governor
+ * would, through the kernel's own max-frequency request, which min_freq and max_freq show.
  */
 
 #include <linux/cpufreq.h>
 #include <linux/debugfs.h>
 #include <linux/devfreq.h>
+#include <linux/devfreq_cooling.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -62,9 +67,11 @@ struct tdev {
 	const unsigned long *freqs, *uvolts;
 	unsigned int n_opps;
 	unsigned int *upthreshold, *downdifferential;
+	bool cooling;
 
 	struct platform_device *pdev;
 	struct devfreq *df;
+	struct thermal_cooling_device *cdev;
 	struct devfreq_dev_profile profile;
 	struct devfreq_simple_ondemand_data gov;
 	struct dentry *dir;
@@ -87,7 +94,7 @@ static const unsigned long dmc_uvolts[] = { 750000, 825000, 900000, 1050000 };
 
 static struct tdev tdevs[] = {
 	{ .name = "dftest-gpu", .freqs = gpu_freqs, .uvolts = gpu_uvolts, .n_opps = ARRAY_SIZE(gpu_freqs),
-	  .upthreshold = &gpu_upthreshold, .downdifferential = &gpu_downdifferential },
+	  .upthreshold = &gpu_upthreshold, .downdifferential = &gpu_downdifferential, .cooling = true },
 	{ .name = "dftest-dmc", .freqs = dmc_freqs, .uvolts = dmc_uvolts, .n_opps = ARRAY_SIZE(dmc_freqs),
 	  .upthreshold = &dmc_upthreshold, .downdifferential = &dmc_downdifferential },
 };
@@ -329,8 +336,16 @@ static int tdev_register(struct tdev *td)
 	td->profile.get_dev_status = td_get_dev_status;
 	td->profile.get_cur_freq = td_get_cur_freq;
 	td->df = devfreq_add_device(&pdev->dev, &td->profile, DEVFREQ_GOV_SIMPLE_ONDEMAND, &td->gov);
-	if (!IS_ERR(td->df))
+	if (!IS_ERR(td->df)) {
+		if (td->cooling) {
+			td->cdev = devfreq_cooling_register(td->df);
+			if (IS_ERR(td->cdev)) {
+				pr_warn("devfreq_test: no cooling device for %s: %ld\n", td->name, PTR_ERR(td->cdev));
+				td->cdev = NULL;
+			}
+		}
 		return 0;
+	}
 	r = PTR_ERR(td->df);
 	td->df = NULL;
 fail:
@@ -348,6 +363,9 @@ static void tdev_unregister(struct tdev *td)
 
 	if (!pdev)
 		return;
+	if (td->cdev)
+		devfreq_cooling_unregister(td->cdev);
+	td->cdev = NULL;
 	if (td->df)
 		devfreq_remove_device(td->df);
 	td->df = NULL;
