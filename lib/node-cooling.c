@@ -24,44 +24,6 @@
 
 #define CLASS "/sys/class/thermal"
 
-/*
- * The type the kernel gives the node's cooling device: "devfreq-" and the devfreq device's parent
- * (6.1: of_devfreq_cooling_register_power(); the node is <parent>/devfreq/<name>), or "cpufreq-"
- * and the policy's CPU (cpufreq_cooling: policyN is CPU N's). "" when the path says neither.
- */
-static void cooling_type(enum df_kind kind, const char *path, char *buf, size_t size) {
-        const char *end, *start;
-
-        buf[0] = '\0';
-        if (kind == DF_KIND_CPUFREQ) {
-                start = strrchr(path, '/');
-                if (start && strneq(start + 1, "policy", 6))
-                        snprintf(buf, size, "cpufreq-cpu%s", start + 7);
-                return;
-        }
-        end = strrchr(path, '/');
-        if (!end || end - path < 8 || !strneq(end - 8, "/devfreq", 8))
-                return;
-        end -= 8;
-        for (start = end; start > path && start[-1] != '/'; start--)
-                ;
-        if (end > start && (size_t) (end - start) + 9 <= size)
-                snprintf(buf, size, "devfreq-%.*s", (int) (end - start), start);
-}
-
-int node_cooling_open(struct df_node *n, const struct df_root *root) {
-        assert(n);
-        assert(root);
-
-        cooling_type(n->kind, n->path, n->cooling_type, sizeof(n->cooling_type));
-        /* A policy without a frequency table (intel_pstate) has no cpufreq_cooling. */
-        if (!n->cooling_type[0] || (n->kind == DF_KIND_CPUFREQ && !n->has_table))
-                return 0;
-        /* The root, to look the class up in when a limit needs explaining. */
-        n->root_fd = fcntl(root->fd, F_DUPFD_CLOEXEC, 3);
-        return n->root_fd < 0 ? -errno : 0;
-}
-
 /* The state of the cooling device of type `type`: 0 when none has it. */
 static uint64_t find_state(const struct df_root *root, const char *type) {
         _cleanup_(closedirp) DIR *d = NULL;

@@ -24,8 +24,6 @@ uint64_t node_to_hz(const struct df_node *n, uint64_t v);
 void node_close_kept(struct df_node *n);
 
 /* node-cooling.c */
-/* Name the node's cooling device and keep the root to find it in: 0 or a negative errno. */
-int node_cooling_open(struct df_node *n, const struct df_root *root);
 /* The cap (Hz) the node's cooling device holds now: its state s is the s-th point from the top.
  * 0 when nothing caps it (no such device, state 0, unreadable). */
 uint64_t node_cooling_cap(struct df_node *n);
