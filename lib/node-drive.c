@@ -247,9 +247,29 @@ const struct df_backend_ops df_node_backend_ops = {
         .release_range = node_release_range,
 };
 
+/* kernel: cpufreq_set_policy() since 5.16 resolves a policy's limits to its table, the maximum to
+ * the highest point at or under it, the minimum to the lowest at or over it (__resolve_freq()). */
+static uint64_t resolved_limit(struct df_node *n, uint64_t written, bool is_max) {
+        _cleanup_free_ uint64_t *points = NULL;
+        size_t count = 0;
+        uint64_t v;
+
+        if (!n->has_table || df_node_read_frequencies(n, 0, &points, &count) < 0 || count == 0)
+                return written;
+        v = is_max ? points[0] : points[count - 1];
+        for (size_t i = 0; i < count; i++)
+                if (is_max ? points[i] <= written : points[i] >= written) {
+                        v = points[i];
+                        if (!is_max)
+                                break;
+                }
+        return v;
+}
+
 /* Whether a limit read back is the one written: devfreq keeps its limits in kHz (the maximum
- * rounded up, the minimum down) and shows them in Hz. */
-static bool shows_written(const struct df_node *n, const char *seen, uint64_t written, bool is_max) {
+ * rounded up, the minimum down) and shows them in Hz; cpufreq shows them resolved to its table
+ * (or as written, before 5.16 and with a driver that sets no frequency itself). */
+static bool shows_written(struct df_node *n, const char *seen, uint64_t written, bool is_max) {
         uint64_t v;
 
         if (df_safe_atou64(seen, &v) < 0)
@@ -257,8 +277,8 @@ static bool shows_written(const struct df_node *n, const char *seen, uint64_t wr
         v = node_to_hz(n, v);
         if (v == written)
                 return true;
-        if (n->kind != DF_KIND_DEVFREQ)
-                return false;
+        if (n->kind == DF_KIND_CPUFREQ)
+                return v == resolved_limit(n, written, is_max);
         return v == (is_max ? (written / 1000 + (written % 1000 != 0)) * 1000 : written / 1000 * 1000);
 }
 
@@ -331,10 +351,12 @@ void df_node_found_range(const struct df_node *n, uint64_t *ret_min, uint64_t *r
 }
 
 /* A policy's scaling_setspeed reads back the current frequency, which the policy's limits clamp:
- * what devfreqd wrote outside scaling_min_freq..scaling_max_freq shows as a frequency inside
- * them, and that is the kernel's doing, not another writer's. */
-static bool kernel_clamped(const struct df_node *n, uint64_t seen) {
-        uint64_t min, max;
+ * what devfreqd wrote above scaling_max_freq runs at that maximum, what it wrote under
+ * scaling_min_freq at that minimum (cpufreq_userspace_policy_limits(); the limit resolved to the
+ * table where the kernel shows it unresolved). That is the kernel's doing; any other value is
+ * another writer's. */
+static bool kernel_clamped(struct df_node *n, uint64_t seen) {
+        uint64_t min, max, bound;
 
         if (n->kind != DF_KIND_CPUFREQ || df_attr_read_u64(n->dirfd, node_attrs(n)->min, &min) < 0 ||
             df_attr_read_u64(n->dirfd, node_attrs(n)->max, &max) < 0)
@@ -343,7 +365,8 @@ static bool kernel_clamped(const struct df_node *n, uint64_t seen) {
         max = node_to_hz(n, max);
         if (n->written >= min && n->written <= max)
                 return false;
-        return seen >= min && seen <= max;
+        bound = n->written > max ? max : min;
+        return seen == bound || seen == resolved_limit(n, bound, n->written > max);
 }
 
 int df_node_check_foreign(struct df_node *n, uint64_t *ret_seen) {

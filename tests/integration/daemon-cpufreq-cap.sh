@@ -2,7 +2,8 @@
 # Govern mode on a cpufreq policy through the kernel's userspace governor, with scaling_max_freq
 # capped by root under devfreqd's choice. A real kernel's scaling_setspeed reads back the current
 # frequency, which the policy's limits clamp: that is not another writer, and devfreqd must
-# neither log it as one nor overwrite at every evaluation.
+# neither log it as one nor overwrite at every evaluation. In clamp mode the kernel (5.16+)
+# resolves the limits devfreqd writes to the table: not another writer's either.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/bus-lib.sh"
@@ -31,6 +32,13 @@ client_stop b
 is "... the kernel's clamp is taken for no other writer" "$(grep -c 'by another writer' "$daemon_log")" 0
 is "... and no error on the device" "$(dget cpu0 LastError)" ""
 is "... CurrentFrequency says what the policy runs at: the cap" "$(dget cpu0 CurrentFrequency)" 1200000000
+kwrite "$policy0/scaling_setspeed" 800000 # another tool, under the cap
+client_start f
+like "another writer sets 800 MHz under the cap; an evaluation" "$(client_cmd f add cpu0 min-frequency 800000000)" '^ok '
+client_stop f
+is "... is told from the kernel's clamp (which would show the cap): logged" \
+        "$(grep -c 'scaling_setspeed was changed to 800 MHz by another writer' "$daemon_log")" 1
+check "... and overwritten: the policy runs at the cap again" wait_until 10 setspeed_is 1200000
 kwrite "$policy0/scaling_max_freq" 2400000
 is "root lifts the cap: the kernel applies the kept setspeed request again" "$(kread "$policy0/scaling_cur_freq")" 2400000
 client_start c
@@ -39,4 +47,24 @@ client_stop c
 is "... CurrentFrequency is devfreqd's choice again" "$(dget cpu0 CurrentFrequency)" 2400000000
 stop_daemon
 is "devfreqd exits cleanly" "$daemon_status" 0
+
+# ================================================================ clamp mode: limits resolved to the table
+kwrite "$policy0/scaling_max_freq" 2400000
+printf '[device cpu0]\npath = /sys/devices/system/cpu/cpufreq/policy0\nmode = clamp\n' >"$tmp/devfreqd.conf"
+start_daemon
+log_at=$(wc -l <"$daemon_log")
+client_start d
+like "clamp: a 1.7 GHz ceiling" "$(client_cmd d add cpu0 max-frequency 1700000000)" '^ok '
+is "... reads back resolved to the table: 1.6 GHz" "$(kread "$policy0/scaling_max_freq")" 1600000
+like "... a 1.1 GHz floor (an evaluation, which reads the limits first)" \
+        "$(client_cmd d add cpu0 min-frequency 1100000000)" '^ok '
+is "... reads back as 1.2 GHz" "$(kread "$policy0/scaling_min_freq")" 1200000
+like "... a third request (another evaluation)" "$(client_cmd d add cpu0 max-frequency 1900000000)" '^ok '
+after=$(tail -n +$((log_at + 1)) "$daemon_log")
+is "... neither resolution is taken for another writer's" "$(grep -c 'by another writer' <<<"$after" || true)" 0
+client_stop d
+limits_are() { [[ "$(kread "$policy0/scaling_min_freq") $(kread "$policy0/scaling_max_freq")" == "$1" ]]; }
+check "... the requests end: the policy's own limits again" wait_until 10 limits_are "800000 2400000"
+stop_daemon
+is "... and after stop" "$(kread "$policy0/scaling_min_freq") $(kread "$policy0/scaling_max_freq")" "800000 2400000"
 tap_done

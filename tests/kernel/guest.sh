@@ -485,6 +485,37 @@ else
 fi
 rm -f "$tmp/conf.d/cpu.conf"
 
+# =============================================================== cpufreq: clamp, limits between points
+# cpufreq_set_policy() resolves a policy's limits to its table (since 5.16): devfreqd's 1.7 GHz
+# ceiling reads back as 1.6 GHz and its 1.1 GHz floor as 1.2 GHz. That is devfreqd's own value,
+# resolved, not another writer's to adopt and leave behind.
+cat >"$tmp/conf.d/cpu.conf" <<EOC
+[device cpu0]
+path = $p0
+mode = clamp
+EOC
+if start_daemon; then
+        log_at=$(wc -l <"$tmp/daemon.log")
+        hold a cpu0 max 1.7GHz
+        check "clamp: a 1.7 GHz ceiling reads back resolved to the table, 1.6 GHz" \
+                wait_until 10 attr_is "$p0/scaling_max_freq" 1600000
+        hold b cpu0 min 1.1GHz
+        check "... a 1.1 GHz floor, after an evaluation that read the limits, as 1.2 GHz" \
+                wait_until 10 attr_is "$p0/scaling_min_freq" 1200000
+        is "... neither is taken for another writer's" \
+                "$(tail -n +$((log_at + 1)) "$tmp/daemon.log" | grep -c 'by another writer')" 0
+        release b
+        release a
+        check "... both end: the policy's own limits again" \
+                wait_until 10 eval '[[ "$(cat "$p0/scaling_min_freq") $(cat "$p0/scaling_max_freq")" == "$p0_min $p0_max" ]]'
+        stop_daemon
+        is "... and after stop" "$(cat "$p0/scaling_min_freq") $(cat "$p0/scaling_max_freq")" "$p0_min $p0_max"
+else
+        not_ok "devfreqd starts with policy0 in clamp mode"
+        tail -n 20 "$tmp/daemon.log" | diag
+fi
+rm -f "$tmp/conf.d/cpu.conf"
+
 # =============================================================== a thermal rule on the module's zone
 # The module's zone "dftest-thermal" reads what is written to debugfs: above the trip devfreqd caps
 # the GPU through the kernel's max_freq (clamp mode), the kernel's simple_ondemand stays under the
