@@ -336,6 +336,9 @@ void keep_device(struct manager *m, struct manager_device *old, struct manager_d
         fresh->load = old->load;
         old->dev = dev;
         old->load = load;
+        /* The kernel governor is checked at a reload too: another writer's switch is named. */
+        if (!mode_changed && old->prepared)
+                device_recheck_kernel_governor(old);
         old->prepared = false;
         SWAP_PTR(old->spec, fresh->spec);
         device_free(fresh);

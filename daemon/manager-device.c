@@ -111,12 +111,15 @@ int device_open_load(struct manager_device *d) {
         return 0;
 }
 
-/* Someone may have switched the kernel governor: select userspace again and write at once. */
-static void recheck_kernel_governor(struct manager_device *d) {
-        if (d->node->drive == DF_DRIVE_USERSPACE && df_node_check_kernel_governor(d->node) > 0) {
-                log_warning(
-                        "%s: the kernel governor was changed by another writer; selected userspace again",
-                        d->name);
+void device_recheck_kernel_governor(struct manager_device *d) {
+        char seen[DF_ATTR_VALUE_MAX];
+
+        if (d->node->drive == DF_DRIVE_USERSPACE &&
+            df_node_check_kernel_governor(d->node, seen, sizeof(seen)) > 0) {
+                device_set_error(
+                        d, LOG_WARNING,
+                        "the kernel governor was changed to %s by another writer; selected userspace again",
+                        seen);
                 df_device_force_write(d->dev);
         }
 }
@@ -138,7 +141,7 @@ static void check_foreign(struct manager_device *d) {
                         d->node->kind == DF_KIND_CPUFREQ ? "scaling_setspeed" : "userspace/set_freq",
                         strerror(-r));
                 /* An unreadable set_freq most likely went with a foreign switch of the kernel governor. */
-                recheck_kernel_governor(d);
+                device_recheck_kernel_governor(d);
                 return;
         }
         if (r == 0)
@@ -178,8 +181,9 @@ static void check_limits(struct manager_device *d) {
 static void access_failed(struct manager_device *d, int r) {
         if (device_check_vanished(d, r))
                 return;
+        d->access_failing = true;
         device_set_error(d, LOG_ERR, "%s", d->node->error[0] ? d->node->error : strerror(-r));
-        recheck_kernel_governor(d);
+        device_recheck_kernel_governor(d);
 }
 
 void device_evaluate(struct manager_device *d, bool full_publish) {
@@ -206,8 +210,11 @@ void device_evaluate(struct manager_device *d, bool full_publish) {
         if (r < 0)
                 access_failed(d, r);
         else if (ev.wrote && d->logged_error[0]) {
-                log_info("%s: writing works again", d->name);
+                /* A write after a failure; after another writer's change it is just the overwrite. */
+                if (d->access_failing)
+                        log_info("%s: writing works again", d->name);
                 d->logged_error[0] = '\0';
+                d->access_failing = false;
         }
         if (r > 0 && d->dev->mode == DF_MODE_GOVERN) {
                 char f[DF_FREQ_STRING_MAX];

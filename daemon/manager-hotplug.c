@@ -86,7 +86,7 @@ static void resume_device(struct manager_device *d) {
         if (d->vanished || d->offline || !d->prepared)
                 return;
         if (d->node->drive == DF_DRIVE_USERSPACE) {
-                fixed = df_node_check_kernel_governor(d->node) > 0;
+                fixed = df_node_check_kernel_governor(d->node, NULL, 0) > 0;
                 fixed = df_node_check_foreign(d->node, &seen) > 0 || fixed;
                 if (fixed)
                         d->node->has_written = false; /* a reset, not another writer: no LastError */

@@ -47,6 +47,9 @@ void device_poll(struct manager_device *d);
 void device_set_error(struct manager_device *d, int level, const char *fmt, ...) _printf_(3, 4);
 /* The node made ready for the device's mode; a failure is in LastError (or the device vanished). */
 int device_prepare(struct manager_device *d);
+/* Someone may have switched the kernel governor away from userspace: logged with its name, in
+ * LastError, userspace selected again and the frequency written at once. */
+void device_recheck_kernel_governor(struct manager_device *d);
 int device_open_load(struct manager_device *d);
 struct manager_device *device_free(struct manager_device *d);
 /* After a reload changed its mode: Energy goes on from `energy`, counted now by the new mode. */

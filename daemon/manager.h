@@ -177,6 +177,7 @@ struct manager_device {
         char last_error[256]; /* LastError */
         unsigned error_serial;
         char logged_error[256]; /* logged once per distinct error */
+        bool access_failing;    /* a read or write of the node failed since the last good write */
 
         struct device_published published;
         /* Clamp mode: the node's available governors, read with its governor when the device is

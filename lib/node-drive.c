@@ -58,11 +58,11 @@ static int open_kept(struct df_node *n, const char *attr, int flags, int *ret) {
         return 0;
 }
 
-static int select_userspace(struct df_node *n) {
-        char gov[DF_ATTR_VALUE_MAX];
+/* The kernel's userspace governor selected: 0 when it was, 1 when another (named in gov) was. */
+static int select_userspace(struct df_node *n, char *gov, size_t size) {
         int r;
 
-        r = df_node_kernel_governor(n, gov, sizeof(gov));
+        r = df_node_kernel_governor(n, gov, size);
         if (r < 0) {
                 node_set_error(n, "read %s/%s: %s", n->path, node_attrs(n)->governor, strerror(-r));
                 return r;
@@ -106,7 +106,9 @@ int df_node_prepare(struct df_node *n, enum df_mode mode) {
                 n->written_min = n->written_max = 0;
 
         if (mode == DF_MODE_GOVERN && n->has_userspace) {
-                r = select_userspace(n);
+                char gov[DF_ATTR_VALUE_MAX];
+
+                r = select_userspace(n, gov, sizeof(gov));
                 if (r < 0)
                         return r;
                 /* devfreq creates userspace/set_freq only while its governor is userspace. */
@@ -403,7 +405,8 @@ uint64_t df_node_running(const struct df_node *n, uint64_t applied) {
         return n->clamped > 0 ? n->clamped : applied;
 }
 
-int df_node_check_kernel_governor(struct df_node *n) {
+int df_node_check_kernel_governor(struct df_node *n, char *ret_seen, size_t size) {
+        char gov[DF_ATTR_VALUE_MAX];
         int r;
 
         assert(n);
@@ -412,9 +415,11 @@ int df_node_check_kernel_governor(struct df_node *n) {
 
         if (n->dry_run || n->drive != DF_DRIVE_USERSPACE)
                 return 0;
-        r = select_userspace(n);
+        r = select_userspace(n, gov, sizeof(gov));
         if (r <= 0)
                 return r;
+        if (ret_seen)
+                snprintf(ret_seen, size, "%s", gov);
         /* The governor's restart made a new set_freq; the kept descriptor is stale. */
         r = open_kept(n, node_attrs(n)->applied, O_RDWR, &n->applied_fd);
         if (r < 0)

@@ -184,8 +184,9 @@ int df_node_check_foreign(struct df_node *n, uint64_t *ret_seen);
  * own limits hold it at (as the last df_node_check_foreign() read it back). */
 uint64_t df_node_running(const struct df_node *n, uint64_t applied);
 
-/* Userspace drive: if the kernel governor is no longer userspace, select it again. 1 when it had to. */
-int df_node_check_kernel_governor(struct df_node *n);
+/* Userspace drive: if the kernel governor is no longer userspace, select it again. 1 when it had
+ * to, the governor found in `ret_seen` (may be NULL; `size` bytes). */
+int df_node_check_kernel_governor(struct df_node *n, char *ret_seen, size_t size);
 
 /*
  * The kernel's statistics (clamp mode): devfreq trans_stat, or cpufreq stats/ (time in USER_HZ

@@ -133,6 +133,8 @@ check "a foreign write to set_freq is overwritten at the next evaluation" wait_u
 contains "... and logged with both values" "$(log_since "$mark")" \
         "userspace/set_freq was changed to 600 MHz by another writer (devfreqd wrote 200 MHz); overwriting"
 like "... and recorded in LastError" "$(prop gpu LastError)" 'another writer'
+is "... the overwrite is no write that 'works again' (none failed)" \
+        "$(log_since "$mark" | grep -c 'writing works again' || true)" 0
 
 # --- a foreign writer switches the kernel governor (userspace/set_freq disappears with it)
 mark=$(wc -l <"$daemon_log")
@@ -143,7 +145,9 @@ governed() {
 }
 check "a foreign kernel governor is replaced by userspace at the next evaluation, even with a steady load" \
         wait_until 5 governed
-contains "... and the log says so" "$(log_since "$mark")" "the kernel governor was changed by another writer"
+contains "... and the log says so, naming it" "$(log_since "$mark")" \
+        "the kernel governor was changed to performance by another writer; selected userspace again"
+like "... and LastError" "$(prop gpu LastError)" 'kernel governor was changed to performance'
 
 # ... and on a cpufreq policy, where scaling_setspeed stays but reads "<unsupported>"
 "$setload" --procstat "$root" 0 10 90

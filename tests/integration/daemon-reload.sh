@@ -62,6 +62,15 @@ is "SIGHUP, good file: the new governor is on the bus" "$(prop gpu Governor)" '"
 is "... and applied" "$(set_freq)" 800000000
 contains "... and the log says the configuration was reloaded" "$(logtext)" "Configuration reloaded: 3 devices"
 
+# --- a reload checks the kernel governor: another writer's switch is named
+kwrite "$gpu/governor" simple_ondemand
+reload
+is "another writer switched the kernel governor; SIGHUP: userspace again" "$(kread "$gpu/governor")" userspace
+check "... at devfreqd's point" wait_until 5 gpu_at 800000000
+contains "... the log names the governor found" "$(logtext)" \
+        "gpu: the kernel governor was changed to simple_ondemand by another writer; selected userspace again"
+like "... and so does LastError" "$(prop gpu LastError)" 'changed to simple_ondemand by another writer'
+
 # --- a drop-in overrides a value of the main file
 printf '[device gpu]\ngovernor = simple_ondemand\n' >"$tmp/conf.d/50-gpu.conf"
 reload

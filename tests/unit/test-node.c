@@ -838,7 +838,7 @@ START_TEST(test_dry_run) {
         ck_assert(f->n->has_written);
         ck_assert_uint_eq(f->n->written, 400 * MHZ);
         ck_assert_int_eq(df_node_check_foreign(f->n, NULL), 0);
-        ck_assert_int_eq(df_node_check_kernel_governor(f->n), 0);
+        ck_assert_int_eq(df_node_check_kernel_governor(f->n, NULL, 0), 0);
         ck_assert_int_eq(df_node_prepare(f->n, DF_MODE_CLAMP), 0);
         ck_assert_int_eq(set_range(f, 200 * MHZ, 600 * MHZ), 0);
         ck_assert_int_eq(df_node_set_kernel_governor(f->n, "performance"), 0);
@@ -907,13 +907,14 @@ START_TEST(test_kernel_governor_check) {
 
         ck_assert_int_eq(df_node_prepare(f->n, DF_MODE_GOVERN), 0);
         ck_assert_int_eq(set_frequency(f, 400 * MHZ, 0), 0);
-        ck_assert_int_eq(df_node_check_kernel_governor(f->n), 0);
+        ck_assert_int_eq(df_node_check_kernel_governor(f->n, NULL, 0), 0);
         df_test_put(f->root, GPU "/governor", "performance\n");
-        ck_assert_int_eq(df_node_check_kernel_governor(f->n), 1);
+        ck_assert_int_eq(df_node_check_kernel_governor(f->n, gov, sizeof(gov)), 1);
+        ck_assert_str_eq(gov, "performance"); /* the governor found, for the log */
         assert_file(f->root, GPU "/governor", "userspace");
         ck_assert(!f->n->has_written);
         ck_assert_int_ge(f->n->applied_fd, 0);
-        ck_assert_int_eq(df_node_check_kernel_governor(f->n), 0);
+        ck_assert_int_eq(df_node_check_kernel_governor(f->n, NULL, 0), 0);
         ck_assert_int_eq(df_node_kernel_governor(f->n, gov, sizeof(gov)), 0);
         ck_assert_str_eq(gov, "userspace");
         fixture_free(f);
