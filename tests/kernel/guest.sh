@@ -211,6 +211,13 @@ stop_daemon() {
         rc=$?
         ((rc == 0)) || echo "devfreqd exited with status $rc" >>"$tmp/exits"
 }
+# not_started WHAT: a section's devfreqd did not start: a failed case, with its log's tail.
+not_started() {
+        not_ok "$1"
+        tail -n 20 "$tmp/daemon.log" | diag
+}
+# limits DIR [PREFIX]: a node's two limits as its kernel shows them, "MIN MAX" (PREFIX scaling_).
+limits() { echo "$(cat "$1/${2:-}min_freq") $(cat "$1/${2:-}max_freq")"; }
 orig_min=$(cat "$gpu/min_freq") orig_max=$(cat "$gpu/max_freq")
 
 # =============================================================== make bench (DF_KERNEL_BENCH=1): figures, no cases
@@ -309,7 +316,6 @@ feed() { # NAME COUNT BUSY: COUNT samples of BUSY%, then wait until the kernel h
         cat "$tmp/feed" >"$dbg/$1/script"
         wait_until 20 script_done "$1"
 }
-lim_gpu() { echo "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")"; }
 below() { awk -v f="$1" '$2 < f' "$dbg/dftest-gpu/targets" | wc -l; }
 
 echo clear >"$dbg/dftest-gpu/targets"
@@ -338,7 +344,7 @@ diag <"$tmp/strace.cap"
 is "... written with pwrite to max_freq, no ftruncate after it (written, truncations)" \
         "$(($(grep -c '^pwrite64([0-9]*</sys/.*max_freq>' "$tmp/strace.cap") > 0)) $(grep -c '^ftruncate' "$tmp/strace.cap")" "1 0"
 stop_daemon
-is "stop restores the originals (min_freq max_freq)" "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" \
+is "stop restores the originals (min_freq max_freq)" "$(limits "$gpu")" \
         "$orig_min $orig_max"
 release a
 
@@ -349,7 +355,7 @@ start_daemon || not_ok "devfreqd starts again"
 hold a dftest-gpu min 600MHz
 wait_until 10 attr_is "$gpu/min_freq" 600000000
 echo 400000000 >"$gpu/max_freq"
-is "the kernel shows an effective min_freq at a max_freq below the floor" "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" \
+is "the kernel shows an effective min_freq at a max_freq below the floor" "$(limits "$gpu")" \
         "400000000 400000000"
 hold b dftest-gpu min 300MHz
 wait_until 10 grep -q 'min-frequency 300 MHz' "$tmp/daemon.log"
@@ -362,7 +368,7 @@ release a
 check "... the requests ended, the floor is the original again" wait_until 10 attr_is "$gpu/min_freq" "$orig_min"
 stop_daemon
 is "... devfreqd stopped: min_freq and max_freq are the originals" \
-        "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" "$orig_min $orig_max"
+        "$(limits "$gpu")" "$orig_min $orig_max"
 # =============================================================== govern mode without a userspace governor
 # The kernel has no devfreq userspace governor: devfreqd governs by pinning min_freq = max_freq,
 # and the kernel's simple_ondemand, whatever it asks, lands on the pinned point.
@@ -375,24 +381,23 @@ EOC
 last_target() { tail -n1 "$dbg/dftest-gpu/targets" | cut -d' ' -f2; }
 if start_daemon; then
         check "govern mode (powersave) pins both limits at the lowest point" \
-                wait_until 10 eval '[[ $(lim_gpu) == "200000000 200000000" ]]'
+                wait_until 10 eval '[[ $(limits "$gpu") == "200000000 200000000" ]]'
         feed dftest-gpu 10 100
         is "... the kernel's simple_ondemand, saturated, lands on it in target()" "$(last_target)" 200000000
         is "... the kernel's governor stays (none to select)" "$(cat "$gpu/governor")" simple_ondemand
         hold a gpu min 600MHz
         check "... a min-frequency request moves the pinned point to 600 MHz" \
-                wait_until 10 eval '[[ $(lim_gpu) == "600000000 600000000" ]]'
+                wait_until 10 eval '[[ $(limits "$gpu") == "600000000 600000000" ]]'
         feed dftest-gpu 10 0
         is "... the kernel, idle, lands on it in target()" "$(last_target)" 600000000
         release a
         check "... the request ended: back at the lowest point" \
-                wait_until 10 eval '[[ $(lim_gpu) == "200000000 200000000" ]]'
+                wait_until 10 eval '[[ $(limits "$gpu") == "200000000 200000000" ]]'
         stop_daemon
-        is "... stop restores the kernel governor and both limits" "$(cat "$gpu/governor") $(lim_gpu)" \
+        is "... stop restores the kernel governor and both limits" "$(cat "$gpu/governor") $(limits "$gpu")" \
                 "simple_ondemand $orig_min $orig_max"
 else
-        not_ok "devfreqd starts with the GPU in govern mode"
-        tail -n 20 "$tmp/daemon.log" | diag
+        not_started "devfreqd starts with the GPU in govern mode"
 fi
 rm -f "$tmp/conf.d/gpu.conf"
 
@@ -407,14 +412,13 @@ if start_daemon; then
         wait "$daemon_pid" 2>/dev/null
         release a
         release b
-        is "... the kernel keeps what was written" "$(lim_gpu) $(cat "$dmc/max_freq")" \
+        is "... the kernel keeps what was written" "$(limits "$gpu") $(cat "$dmc/max_freq")" \
                 "600000000 $orig_max 450000000"
         out=$("$devfreqd" --restore --root / --runtime-dir "$tmp/run" 2>&1) || echo "devfreqd --restore failed: $out" >>"$tmp/exits"
-        is "... devfreqd --restore puts every original back" "$(lim_gpu) $(cat "$dmc/min_freq") $(cat "$dmc/max_freq")" \
+        is "... devfreqd --restore puts every original back" "$(limits "$gpu") $(cat "$dmc/min_freq") $(cat "$dmc/max_freq")" \
                 "$orig_min $orig_max $dmc_min $dmc_max"
 else
-        not_ok "devfreqd starts for kill -9"
-        tail -n 20 "$tmp/daemon.log" | diag
+        not_started "devfreqd starts for kill -9"
 fi
 
 # =============================================================== a device unplugged and back, no udevd
@@ -438,10 +442,9 @@ if start_daemon; then
         "$devfreqctl" reload 2>&1 | diag
         is "... a reload then keeps both devices" "$("$devfreqctl" status 2>&1 | grep -cE '^dftest-(gpu|dmc) ')" 2
         stop_daemon
-        is "... devfreqd stopped: the re-added GPU has its original limits" "$(lim_gpu)" "$orig_min $orig_max"
+        is "... devfreqd stopped: the re-added GPU has its original limits" "$(limits "$gpu")" "$orig_min $orig_max"
 else
-        not_ok "devfreqd starts for the hotplug case"
-        tail -n 20 "$tmp/daemon.log" | diag
+        not_started "devfreqd starts for the hotplug case"
 fi
 
 # =============================================================== cpufreq: govern through userspace
@@ -480,8 +483,7 @@ if start_daemon; then
                 "$(cat "$p0/scaling_governor") $(cat "$p0/scaling_min_freq") $(cat "$p0/scaling_max_freq")" \
                 "$p0_gov $p0_min $p0_max"
 else
-        not_ok "devfreqd starts with policy0 in govern mode"
-        tail -n 20 "$tmp/daemon.log" | diag
+        not_started "devfreqd starts with policy0 in govern mode"
 fi
 rm -f "$tmp/conf.d/cpu.conf"
 
@@ -507,12 +509,11 @@ if start_daemon; then
         release b
         release a
         check "... both end: the policy's own limits again" \
-                wait_until 10 eval '[[ "$(cat "$p0/scaling_min_freq") $(cat "$p0/scaling_max_freq")" == "$p0_min $p0_max" ]]'
+                wait_until 10 eval '[[ "$(limits "$p0" scaling_)" == "$p0_min $p0_max" ]]'
         stop_daemon
-        is "... and after stop" "$(cat "$p0/scaling_min_freq") $(cat "$p0/scaling_max_freq")" "$p0_min $p0_max"
+        is "... and after stop" "$(limits "$p0" scaling_)" "$p0_min $p0_max"
 else
-        not_ok "devfreqd starts with policy0 in clamp mode"
-        tail -n 20 "$tmp/daemon.log" | diag
+        not_started "devfreqd starts with policy0 in clamp mode"
 fi
 rm -f "$tmp/conf.d/cpu.conf"
 
@@ -553,10 +554,9 @@ if start_daemon; then
         feed dftest-gpu 10 100
         is "... and the kernel's simple_ondemand reaches the top" "$(last_target)" 800000000
         stop_daemon
-        is "... stop restores the originals" "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" "$orig_min $orig_max"
+        is "... stop restores the originals" "$(limits "$gpu")" "$orig_min $orig_max"
 else
-        not_ok "devfreqd starts with a thermal rule"
-        tail -n 20 "$tmp/daemon.log" | diag
+        not_started "devfreqd starts with a thermal rule"
 fi
 rm -f "$tmp/conf.d/thermal.conf"
 rm -f "$tmp/conf.d/thermal.conf"
@@ -572,7 +572,7 @@ cdev=${cdev%/type}
 is "the GPU's devfreq cooling device is named devfreq-dftest-gpu, states 0 to 4" \
         "$(cat "$cdev/max_state" 2>&1)" 4
 echo 2 >"$cdev/cur_state"
-is "... state 2 caps max_freq at the third point from the top" "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" \
+is "... state 2 caps max_freq at the third point from the top" "$(limits "$gpu")" \
         "$orig_min 400000000"
 gpu_range() { # the effective range devfreqd keeps for the GPU, on the bus: "MIN MAX" in Hz
         local o p v=()
@@ -587,7 +587,7 @@ if start_daemon; then
         is "devfreqd, started under the cap, takes it for no outer bound" "$(gpu_range)" "200000000 800000000"
         hold a dftest-gpu min 500MHz
         check "... a 500 MHz floor: the kernel shows it lowered to the 400 MHz cap" \
-                wait_until 10 eval '[[ "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" == "400000000 400000000" ]]'
+                wait_until 10 eval '[[ "$(limits "$gpu")" == "400000000 400000000" ]]'
         echo 3 >"$cdev/cur_state"
         hold b dftest-gpu max 700MHz
         check "... state 3 and a 700 MHz ceiling: 300 MHz is all the kernel allows" \
@@ -596,18 +596,17 @@ if start_daemon; then
         is "... no cap was taken for another writer's" "$(grep -c 'by another writer' "$tmp/daemon.log")" 0
         echo 0 >"$cdev/cur_state"
         check "... cooled (state 0): the kernel shows devfreqd's 500-700 MHz" \
-                wait_until 10 eval '[[ "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" == "500000000 700000000" ]]'
+                wait_until 10 eval '[[ "$(limits "$gpu")" == "500000000 700000000" ]]'
         release b
         release a
         check "... both requests end: the limits are the node's own again, not the cap" \
-                wait_until 10 eval '[[ "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" == "$orig_min $orig_max" ]]'
+                wait_until 10 eval '[[ "$(limits "$gpu")" == "$orig_min $orig_max" ]]'
         like "... the originals, recorded at the first write under the cap, hold no cap" \
                 "$(cat "$tmp/run/originals")" "dftest-gpu/devfreq/[^[:space:]]+[[:space:]]+simple_ondemand[[:space:]]+$orig_min[[:space:]]+$orig_max[[:space:]]"
         stop_daemon
-        is "... and stop leaves them so" "$(cat "$gpu/min_freq") $(cat "$gpu/max_freq")" "$orig_min $orig_max"
+        is "... and stop leaves them so" "$(limits "$gpu")" "$orig_min $orig_max"
 else
-        not_ok "devfreqd starts with the GPU capped by its cooling device"
-        tail -n 20 "$tmp/daemon.log" | diag
+        not_started "devfreqd starts with the GPU capped by its cooling device"
 fi
 echo 0 >"$cdev/cur_state"
 
@@ -640,8 +639,7 @@ if start_daemon; then
         grep -E 'cpu1: ' "$tmp/daemon.log" | tail -n 3 | diag
         stop_daemon
 else
-        not_ok "devfreqd starts with policy1 in govern mode"
-        tail -n 20 "$tmp/daemon.log" | diag
+        not_started "devfreqd starts with policy1 in govern mode"
 fi
 # From here udevd runs: the kernel's uevents reach devfreqd through it.
 /lib/systemd/systemd-udevd >"$tmp/udevd.log" 2>&1 &
@@ -661,8 +659,7 @@ if start_daemon; then
                 "$(cat "$p1/scaling_governor") $(cat "$p1/scaling_min_freq") $(cat "$p1/scaling_max_freq")" \
                 "$(cat "$tmp/p1.orig")"
 else
-        not_ok "devfreqd starts with udevd and policy1 in govern mode"
-        tail -n 20 "$tmp/daemon.log" | diag
+        not_started "devfreqd starts with udevd and policy1 in govern mode"
 fi
 rm -f "$tmp/conf.d/cpu1.conf"
 
@@ -682,10 +679,9 @@ if kill -0 "$udevd_pid" 2>/dev/null && start_daemon; then
         release b
         check "... its end gives the floor back" wait_until 10 attr_is "$gpu/min_freq" "$orig_min"
         stop_daemon
-        is "... devfreqd stopped: the re-added GPU has its original limits" "$(lim_gpu)" "$orig_min $orig_max"
+        is "... devfreqd stopped: the re-added GPU has its original limits" "$(limits "$gpu")" "$orig_min $orig_max"
 else
-        not_ok "devfreqd starts with udevd for the hotplug case"
-        tail -n 20 "$tmp/daemon.log" | diag
+        not_started "devfreqd starts with udevd for the hotplug case"
 fi
 
 # =============================================================== the cpufreq driver reloaded
@@ -721,8 +717,7 @@ if kill -0 "$udevd_pid" 2>/dev/null && start_daemon; then
         stop_daemon
         is "... stop restores the new policy0's governor" "$(cat "$p0/scaling_governor")" "$p0_gov"
 else
-        not_ok "devfreqd starts with udevd and policy0 in govern mode"
-        tail -n 20 "$tmp/daemon.log" | diag
+        not_started "devfreqd starts with udevd and policy0 in govern mode"
 fi
 rm -f "$tmp/conf.d/cpu.conf"
 
