@@ -64,7 +64,7 @@ void node_cooling_uncap(struct df_node *n, char *min, char *max) {
 uint64_t node_cooling_cap(struct df_node *n) {
         _cleanup_free_ uint64_t *points = NULL;
         size_t count = 0;
-        uint64_t state;
+        uint64_t state, cap;
 
         assert(n);
 
@@ -73,5 +73,8 @@ uint64_t node_cooling_cap(struct df_node *n) {
         state = find_state(&(const struct df_root){ .fd = n->root_fd, .path = (char *) "" }, n->cooling_type);
         if (state == 0 || df_node_read_frequencies(n, 0, &points, &count) < 0 || count == 0)
                 return 0;
-        return points[state < count ? count - 1 - state : 0];
+        cap = points[state < count ? count - 1 - state : 0];
+        /* devfreq_cooling_set_cur_state() asks for DIV_ROUND_UP(freq, 1000) kHz, and devfreq shows
+         * its limits in whole kHz: 266666666 Hz shows as 266667000. */
+        return n->kind == DF_KIND_DEVFREQ ? (cap / 1000 + (cap % 1000 != 0)) * 1000 : cap;
 }

@@ -24,8 +24,9 @@ uint64_t node_to_hz(const struct df_node *n, uint64_t v);
 void node_close_kept(struct df_node *n);
 
 /* node-cooling.c */
-/* The cap (Hz) the node's cooling device holds now: its state s is the s-th point from the top.
- * 0 when nothing caps it (no such device, state 0, unreadable). */
+/* The cap (Hz) the node's cooling device holds now, as the node shows it: its state s is the s-th
+ * point from the top (on devfreq rounded up to a whole kHz). 0 when nothing caps it (no such
+ * device, state 0, unreadable). */
 uint64_t node_cooling_cap(struct df_node *n);
 /* Whether a limit read back (node units) is that cap: the kernel's, not a writer's. It lowers the
  * maximum, and a minimum above it. */

@@ -825,6 +825,40 @@ START_TEST(test_drive_clamp_half_written) {
 }
 END_TEST
 
+/* A devfreq cooling device caps the GPU through a request in whole kHz, rounded up: with points
+ * that are not whole kHz, state 1 shows max_freq 266667000 for the 266666666 Hz point. Found
+ * while devfreqd holds nothing, that is no limit; held, it is not another writer's; recorded as
+ * an original, it is no limit either. */
+START_TEST(test_cooling_cap_rounded) {
+        struct fixture *f = fixture_devfreq(true);
+        struct df_originals o;
+        uint64_t min, max;
+
+        df_test_put(f->root, GPU "/available_frequencies", "133333333 266666666 400000000\n");
+        df_test_put(f->root, GPU "/min_freq", "133333333\n");
+        df_test_put(f->root, GPU "/max_freq", "266667000\n");
+        df_test_put(f->root, "sys/class/thermal/cooling_device0/type", "devfreq-ff9a0000.gpu\n");
+        df_test_put(f->root, "sys/class/thermal/cooling_device0/cur_state", "1\n");
+        df_node_free(f->n);
+        f->n = NULL;
+        ck_assert_int_eq(df_node_open(&f->r, "/sys/class/devfreq/ff9a0000.gpu", &f->n), 0);
+
+        ck_assert_int_eq(df_node_read_originals(f->n, &o), 0);
+        ck_assert_str_eq(o.max, "400000000");
+        ck_assert_int_eq(df_node_prepare(f->n, DF_MODE_CLAMP), 0);
+        df_node_found_range(f->n, &min, &max);
+        ck_assert_uint_eq(max, UINT64_MAX); /* no outer bound */
+        ck_assert_int_eq(set_range(f, 133333333, 400000000), 0);
+        df_test_put(f->root, GPU "/max_freq", "266667000\n"); /* the kernel shows its cap */
+        ck_assert_int_eq(df_node_check_limits(f->n, NULL, 0), 0);
+        ck_assert(f->n->limits_held);
+        /* Another writer's 300 MHz is one all the same. */
+        df_test_put(f->root, GPU "/max_freq", "300000000\n");
+        ck_assert_int_eq(df_node_check_limits(f->n, NULL, 0), 2);
+        fixture_free(f);
+}
+END_TEST
+
 START_TEST(test_dry_run) {
         struct fixture *f = fixture_devfreq(true);
         struct df_originals o;
@@ -1195,6 +1229,7 @@ static Suite *suite(void) {
         suite_add_tcase(s, tc);
 
         tc = tcase_create("dry-run");
+        tcase_add_test(tc, test_cooling_cap_rounded);
         tcase_add_test(tc, test_dry_run);
         suite_add_tcase(s, tc);
 
