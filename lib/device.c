@@ -458,7 +458,8 @@ static uint64_t governor_value(struct df_device *d, bool *decided) {
 }
 
 /* Clamp mode has something to say when a request that constrains (not one at its list's default),
- * a disabled point or a configured bound shapes the range; else the limits stay whatever other writers (or nobody) left there. */
+ * a disabled point or a configured bound shapes the range; else the limits stay whatever other
+ * writers (or nobody) left there. */
 static bool clamp_has_say(const struct df_device *d) {
         if (d->override_limits || d->admin_min > 0 || d->admin_max != UINT64_MAX)
                 return true;

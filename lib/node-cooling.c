@@ -53,12 +53,12 @@ bool node_shows_cap(const struct df_node *n, const char *seen, uint64_t cap) {
 }
 
 void node_cooling_uncap(struct df_node *n, char *min, char *max) {
-        uint64_t cap = node_cooling_cap(n), unit = df_kind_unit_hz(n->kind);
+        uint64_t cap = node_cooling_cap(n);
 
         if (node_shows_cap(n, max, cap) && cap < n->hw_max)
-                snprintf(max, DF_ATTR_VALUE_MAX, "%" PRIu64, n->hw_max / unit + (n->hw_max % unit != 0));
+                snprintf(max, DF_ATTR_VALUE_MAX, "%" PRIu64, to_node_units(n, n->hw_max, ROUND_UP));
         if (node_shows_cap(n, min, cap) && cap > n->hw_min)
-                snprintf(min, DF_ATTR_VALUE_MAX, "%" PRIu64, n->hw_min / unit);
+                snprintf(min, DF_ATTR_VALUE_MAX, "%" PRIu64, to_node_units(n, n->hw_min, ROUND_DOWN));
 }
 
 uint64_t node_cooling_cap(struct df_node *n) {
@@ -74,7 +74,7 @@ uint64_t node_cooling_cap(struct df_node *n) {
         if (state == 0 || df_node_read_frequencies(n, 0, &points, &count) < 0 || count == 0)
                 return 0;
         cap = points[state < count ? count - 1 - state : 0];
-        /* devfreq_cooling_set_cur_state() asks for DIV_ROUND_UP(freq, 1000) kHz, and devfreq shows
-         * its limits in whole kHz: 266666666 Hz shows as 266667000. */
-        return n->kind == DF_KIND_DEVFREQ ? (cap / 1000 + (cap % 1000 != 0)) * 1000 : cap;
+        /* devfreq_cooling_set_cur_state() asks for a maximum as a devfreq request: 266666666 Hz
+         * shows as 266667000. */
+        return n->kind == DF_KIND_DEVFREQ ? node_devfreq_shown(cap, true) : cap;
 }

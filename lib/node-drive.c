@@ -13,27 +13,8 @@
 #include "macro.h"
 #include "node-internal.h"
 #include "node.h"
+#include "opp.h"
 #include "units.h"
-
-enum rounding {
-        ROUND_DOWN,
-        ROUND_UP,
-        ROUND_NEAREST
-};
-
-/* kernel: min_freq_store() floors, max_freq_store() rounds up, so the interval never shrinks. */
-static uint64_t to_node_units(const struct df_node *n, uint64_t hz, enum rounding how) {
-        uint64_t s = df_kind_unit_hz(n->kind), q = hz / s, rem = hz % s;
-
-        switch (how) {
-        case ROUND_UP:
-                return q + (rem != 0);
-        case ROUND_NEAREST:
-                return q + (rem >= s - s / 2);
-        default:
-                return q;
-        }
-}
 
 static int node_write_u64(struct df_node *n, int fd, const char *attr, uint64_t value) {
         char buf[32];
@@ -254,18 +235,15 @@ const struct df_backend_ops df_node_backend_ops = {
 static uint64_t resolved_limit(struct df_node *n, uint64_t written, bool is_max) {
         _cleanup_free_ uint64_t *points = NULL;
         size_t count = 0;
-        uint64_t v;
+        int i;
 
         if (!n->has_table || df_node_read_frequencies(n, 0, &points, &count) < 0 || count == 0)
                 return written;
-        v = is_max ? points[0] : points[count - 1];
-        for (size_t i = 0; i < count; i++)
-                if (is_max ? points[i] <= written : points[i] >= written) {
-                        v = points[i];
-                        if (!is_max)
-                                break;
-                }
-        return v;
+        /* Past either end of the table: the nearest end (cpufreq_frequency_table_target()). */
+        i = is_max ? df_freqs_floor(points, count, written) : df_freqs_ceil(points, count, written);
+        if (i < 0)
+                return is_max ? points[0] : points[count - 1];
+        return points[i];
 }
 
 /* Whether a limit read back is the one written: devfreq keeps its limits in kHz (the maximum
@@ -281,7 +259,7 @@ static bool shows_written(struct df_node *n, const char *seen, uint64_t written,
                 return true;
         if (n->kind == DF_KIND_CPUFREQ)
                 return v == resolved_limit(n, written, is_max);
-        return v == (is_max ? (written / 1000 + (written % 1000 != 0)) * 1000 : written / 1000 * 1000);
+        return v == node_devfreq_shown(written, is_max);
 }
 
 int df_node_check_limits(struct df_node *n, char *note, size_t note_size) {

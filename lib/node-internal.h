@@ -21,6 +21,16 @@ int node_read_text(int dirfd, const char *name, char **ret);
 /* A single word (a governor, a number as sysfs shows it), surrounding whitespace removed. */
 int node_read_word(int dirfd, const char *name, char *buf, size_t size);
 uint64_t node_to_hz(const struct df_node *n, uint64_t v);
+enum rounding {
+        ROUND_DOWN,
+        ROUND_UP,
+        ROUND_NEAREST
+};
+/* Hz in the node's units (kHz on cpufreq), rounded as asked. */
+uint64_t to_node_units(const struct df_node *n, uint64_t hz, enum rounding how);
+/* What devfreq shows for a limit asked at `hz`: its QoS requests are whole kHz, a maximum rounded
+ * up (max_freq_store(), the cooling device's DIV_ROUND_UP), a minimum down (min_freq_store()). */
+uint64_t node_devfreq_shown(uint64_t hz, bool is_max);
 void node_close_kept(struct df_node *n);
 
 /* node-cooling.c */

@@ -94,6 +94,24 @@ uint64_t node_to_hz(const struct df_node *n, uint64_t v) {
         return v > UINT64_MAX / s ? UINT64_MAX : v * s;
 }
 
+/* kernel: min_freq_store() floors, max_freq_store() rounds up, so the interval never shrinks. */
+uint64_t to_node_units(const struct df_node *n, uint64_t hz, enum rounding how) {
+        uint64_t s = df_kind_unit_hz(n->kind), q = hz / s, rem = hz % s;
+
+        switch (how) {
+        case ROUND_UP:
+                return q + (rem != 0);
+        case ROUND_NEAREST:
+                return q + (rem >= s - s / 2);
+        default:
+                return q;
+        }
+}
+
+uint64_t node_devfreq_shown(uint64_t hz, bool is_max) {
+        return (hz / 1000 + (is_max && hz % 1000 != 0)) * 1000;
+}
+
 void node_close_kept(struct df_node *n) {
         assert(n);
 
