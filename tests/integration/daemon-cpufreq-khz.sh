@@ -24,18 +24,16 @@ start_bus
 start_daemon
 
 is "the policy runs conservative" "$(prop cpu Governor)" '"conservative"'
-drops() { grep -c 'cpu: no complete load sample' "$daemon_log" || true; }
-drops_above() { (($(drops) > $1)); }
-wait_until 5 drops_above 0 || { echo "Bail out! the load was never sampled"; exit 1; }
+await_first_sample cpu
 cpu_at() { [[ $(kread "$policy0/scaling_setspeed") == "$1" ]]; }
 check "the policy starts at 800000 kHz" wait_until 5 cpu_at 800000
 
 k=0
 for want in 800000 800000 832001; do
         k=$((k + 1))
-        before=$(drops)
+        before=$(samples_used cpu)
         "$setload" "$busy" 81 100
-        if wait_until 5 drops_above "$before" && cpu_at "$want"; then
+        if wait_until 5 samples_used_above cpu "$before" && cpu_at "$want"; then
                 ok "load 81 %, sample $k: $want kHz, as the kernel's step in whole kHz gives"
         else
                 not_ok "load 81 %, sample $k: $want kHz, as the kernel's step in whole kHz gives"

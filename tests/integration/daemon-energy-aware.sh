@@ -42,24 +42,21 @@ start_bus
 start_daemon
 
 is "the daemon runs energy_aware" "$(prop gpu Governor)" '"energy_aware"'
-# Every tick without a new sample after one with it logs this once: the sample has been used.
-drops() { grep -c 'gpu: no complete load sample' "$daemon_log" || true; }
-drops_above() { (($(drops) > $1)); }
-wait_until 5 drops_above 0 || { echo "Bail out! the load was never sampled"; exit 1; }
+await_first_sample gpu
 gpu_at() { [[ $(kread "$gpu/userspace/set_freq") == "$1" ]]; }
 check "the daemon starts at the replay's first point, ${first[6]} Hz" wait_until 5 gpu_at "${first[6]}"
 
 k=0 agree=0
 while IFS=, read -r _ _ _ _ b t current _ target; do
         k=$((k + 1))
-        before=$(drops)
+        before=$(samples_used gpu)
         if ! gpu_at "$current"; then
                 not_ok "window $k runs at $current Hz in both"
                 diag "set_freq $(kread "$gpu/userspace/set_freq")"
                 break
         fi
         "$setload" "$busy" "$b" "$t"
-        if wait_until 5 drops_above "$before" && gpu_at "$target"; then
+        if wait_until 5 samples_used_above gpu "$before" && gpu_at "$target"; then
                 agree=$((agree + 1))
         else
                 not_ok "window $k, sample $b/$t at $current Hz: the replay goes to $target Hz"

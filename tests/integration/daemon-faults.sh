@@ -38,7 +38,7 @@ gpu_load() { "$setload" "$busy" "$1" 100; }
 declare -A text=([EBUSY]="Device or resource busy" [EIO]="Input/output error" [EINVAL]="Invalid argument"
         [ENODEV]="No such device")
 
-await "the gpu load is sampled" 5 grep -q 'gpu: no complete load sample' "$daemon_log"
+await "the gpu load is sampled" 5 samples_used_above gpu 0
 is "gpu starts at its highest point" "$(set_freq)" 800000000
 
 # --- the gpu's userspace/set_freq

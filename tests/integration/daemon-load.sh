@@ -24,7 +24,7 @@ opps=$(kread "$gpu/available_frequencies" | xargs | tr ' ' ',')
 is "the GPU is driven through the kernel's userspace governor" "$(kread "$gpu/governor")" userspace
 
 # The first tick only primes the counters: a step before it would be lost as the baseline.
-await "the load is sampled" 5 grep -q 'gpu: no complete load sample' "$daemon_log"
+await "the load is sampled" 5 samples_used_above gpu 0
 
 # replay_target BUSY TOTAL CURRENT: the point simple_ondemand applies for this one sample.
 replay_target() {

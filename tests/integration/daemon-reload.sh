@@ -76,7 +76,7 @@ printf '[device gpu]\ngovernor = simple_ondemand\n' >"$tmp/conf.d/50-gpu.conf"
 reload
 is "a drop-in's governor wins after SIGHUP" "$(prop gpu Governor)" '"simple_ondemand"'
 is "... polling at the configured 50 ms" "$(prop gpu PollingInterval)" 50
-await "the load is sampled" 5 grep -q 'gpu: no complete load sample' "$daemon_log"
+await "the load is sampled" 5 samples_used_above gpu 0
 "$setload" "$busy" 10 100
 check "... and following the load (10%: the lowest point)" wait_until 5 gpu_at 200000000
 

@@ -93,6 +93,19 @@ await() {
         log_tail
 }
 
+# samples_used NAME: how many load samples the daemon has used on device NAME. Each tick that finds
+# no new sample after one that had it logs "NAME: no complete load sample" once.
+samples_used() { grep -c "$1: no complete load sample" "$daemon_log" || true; }
+# samples_used_above NAME N: more than N.
+samples_used_above() { (($(samples_used "$1") > $2)); }
+# await_first_sample NAME: the daemon samples NAME's load within 5 s, else bail out with its log.
+await_first_sample() {
+        wait_until 5 samples_used_above "$1" 0 && return 0
+        echo "Bail out! $1: the load was never sampled"
+        log_tail
+        exit 1
+}
+
 # log_tail: under a failed case, the tail of the daemon's log. A script that starts other services
 # redefines it to add theirs.
 log_tail() {
