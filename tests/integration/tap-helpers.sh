@@ -44,6 +44,7 @@ source "$top_srcdir/tests/integration/lib.sh"
 ok "a good case"
 is "a bad case" "got this" "wanted that"
 is "a bad case of many lines" \$'ok 9 - a line of output\nBail out! another' "one line"
+check "a failed command" grep -q "no such line" /dev/null
 tap_done
 EOS
 run bash "$tmp/failed.sh"
@@ -51,7 +52,9 @@ contains "sh: a failed case says what it got and what was expected" "$out" \
         $'not ok 2 - a bad case\n#   got:      got this\n#   expected: wanted that'
 contains "sh: ... every line of a value of many lines is a comment" "$out" \
         $'not ok 3 - a bad case of many lines\n#   got:      ok 9 - a line of output\n#             Bail out! another\n#   expected: one line'
-contains "sh: ... the plan follows" "$out" "1..3"
+contains "sh: a failed check names the command and its status" "$out" \
+        $'not ok 4 - a failed command\n#   command: grep -q no such line /dev/null\n#   status:  1'
+contains "sh: ... the plan follows" "$out" "1..4"
 is "sh: ... with no bail-out (the plan was printed)" "$(grep -c '^Bail out' <<<"$out")" 0
 is "sh: ... and it exits non-zero" "$rc" 1
 

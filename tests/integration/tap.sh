@@ -20,11 +20,19 @@ skip() {
         echo "ok $tap_count # SKIP $*"
 }
 
-# check DESCRIPTION COMMAND...: one test, passing when the command succeeds.
+# check DESCRIPTION COMMAND...: one test, passing when the command succeeds; a failure names the
+# command and its exit status.
 check() {
-        local desc=$1
+        local desc=$1 status=0
         shift
-        if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+        "$@" || status=$?
+        if ((status == 0)); then
+                ok "$desc"
+        else
+                not_ok "$desc"
+                tap_value "command:" "$*"
+                tap_value "status: " "$status"
+        fi
 }
 
 # tap_value LABEL VALUE: "#   LABEL VALUE", every further line of VALUE a comment too (a line of
