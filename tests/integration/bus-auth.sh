@@ -34,11 +34,11 @@ reload_with() {
 # ================================================================================ the bus itself
 like "the strict bus keeps nobody from owning the daemon's name" \
         "$("${as_nobody[@]}" gdbus call --address "$bus_address" --dest org.freedesktop.DBus \
-                --object-path /org/freedesktop/DBus --method org.freedesktop.DBus.RequestName "$name" 0 2>&1 | head -n1)" \
+                --object-path /org/freedesktop/DBus --method org.freedesktop.DBus.RequestName "$name" 0 2>&1 | sed -n 1p)" \
         "Error: GDBus.Error:$denied: .*not allowed to own the service \"$name\""
 like "the strict bus keeps nobody from calling other services" \
         "$("${as_nobody[@]}" gdbus call --address "$bus_address" --dest org.freedesktop.DBus \
-                --object-path /org/freedesktop/DBus --method org.freedesktop.DBus.Debug.Stats.GetStats 2>&1 | head -n1)" \
+                --object-path /org/freedesktop/DBus --method org.freedesktop.DBus.Debug.Stats.GetStats 2>&1 | sed -n 1p)" \
         "Error: GDBus.Error:$denied: "
 
 # ================================================================================ reading is open

@@ -69,7 +69,7 @@ via_busctl() {
                 return
         fi
         monitor_flush
-        errors_since | head -n1
+        head -n1 < <(errors_since)
 }
 via_gdbus() {
         local obj=$1 method=$2

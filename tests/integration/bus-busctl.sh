@@ -618,7 +618,7 @@ loader_stop
 # A tick that does change the point emits CurrentFrequency with its value.
 monitor_mark
 loader_start 5
-dropped() { changes "$p_tick" | grep -q 'CurrentFrequency='; }
+dropped() { grep -q 'CurrentFrequency=' < <(changes "$p_tick"); }
 check "a tick that changes the point emits CurrentFrequency" wait_until $((5 * slow)) dropped
 loader_stop
 monitor_flush

@@ -74,10 +74,10 @@ out=$(gd --object-path "$p_gpu" --method "$device_iface.AddRequest" max-frequenc
         "{'reason': <'gdbus'>, 'application-id': <'org.example.Gdbus'>, 'timeout-ms': <uint64 60000>}")
 like "gdbus AddRequest with options" "$out" "^\(objectpath '$manager_path/request/[1-9][0-9]*',\)$"
 is "gdbus AddRequest with an unknown option" \
-        "$(gd --object-path "$p_gpu" --method "$device_iface.AddRequest" max-frequency 400000000 "{'colour': <'red'>}" | head -n1)" \
+        "$(gd --object-path "$p_gpu" --method "$device_iface.AddRequest" max-frequency 400000000 "{'colour': <'red'>}" | sed -n 1p)" \
         "Error: GDBus.Error:org.freedesktop.DBus.Error.InvalidArgs: Unknown option 'colour' (reason, application-id, timeout-ms)"
 is "gdbus AddRequest with a wrong option type" \
-        "$(gd --object-path "$p_gpu" --method "$device_iface.AddRequest" max-frequency 400000000 "{'timeout-ms': <'soon'>}" | head -n1)" \
+        "$(gd --object-path "$p_gpu" --method "$device_iface.AddRequest" max-frequency 400000000 "{'timeout-ms': <'soon'>}" | sed -n 1p)" \
         "Error: GDBus.Error:org.freedesktop.DBus.Error.InvalidArgs: Option 'timeout-ms' takes u or t, not 's'"
 is "gdbus SetGovernor" "$(gd --object-path "$p_dmc" --method "$device_iface.SetGovernor" powersave)" "()"
 is "the kernel governor follows" "$(kread $dmc/governor)" "powersave"
@@ -176,7 +176,7 @@ else
 fi
 is "the daemon is still connected" "$(getp "$manager_path" "$manager_iface" DryRun)" "b false"
 client_stop M
-none_left() { [[ $(dget gpu Requests) == 0 ]] && ! bctl tree "$name" | grep -q "$manager_path/request/"; }
+none_left() { [[ $(dget gpu Requests) == 0 ]] && ! grep -q "$manager_path/request/" < <(bctl tree "$name"); }
 check "when the client leaves, all 600 request objects disappear" wait_until $((10 * slow)) none_left
 is "and the floor with them" "$(dget gpu QosMinFrequency)" "0"
 if [[ -n $rules_before ]]; then

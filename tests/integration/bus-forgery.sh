@@ -36,14 +36,14 @@ forge_both() { forge "$@" >/dev/null && forge --to "$name" "$@" >/dev/null; }
 noc() { forge_both /org/freedesktop/DBus org.freedesktop.DBus NameOwnerChanged sss "$1"; }
 
 mget() { getv "$manager_path" "$manager_iface" "$1"; }
-owned() { bctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s "$1" | grep -q true; }
+owned() { [[ $(bctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s "$1") == *true* ]]; }
 # mark; since: the daemon's log lines after the mark.
 mark() { log_mark=$(wc -l <"$daemon_log"); }
 since() { tail -n +$((log_mark + 1)) "$daemon_log"; }
 # round_trip: a call after the forged signals; the daemon handles its socket in order, so the
 # signals were handled (or dropped) before the answer comes.
 round_trip() { mcall GetDevice s gpu >/dev/null; }
-refused_logged() { since | grep -q "Dropped a signal"; }
+refused_logged() { grep -q "Dropped a signal" < <(since); }
 forge_pids=()
 
 make_root

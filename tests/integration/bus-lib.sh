@@ -250,7 +250,7 @@ busctl_error() {
         status=$?
         set -e
         monitor_flush
-        got=$(errors_since | head -n1)
+        got=$(head -n1 < <(errors_since))
         if ((status != 0)) && [[ $err == *"$want_msg"* && $got == "$want_name "*"$want_msg"* ]]; then
                 ok "$desc"
         else
@@ -314,5 +314,5 @@ nobody_gdbus() {
         local obj=$1 method=$2
         shift 2
         "${as_nobody[@]}" gdbus call --address "$bus_address" --dest "$name" --object-path "$obj" \
-                --method "$method" "$@" 2>&1 | head -n1 | sed 's/^Error: GDBus\.Error://'
+                --method "$method" "$@" 2>&1 | sed -n '1{s/^Error: GDBus\.Error://;p}'
 }

@@ -45,7 +45,7 @@ mock() {
         shift
         bctl call "$polkit" "$authority" org.freedesktop.DBus.Mock "$method" "$@"
 }
-polkit_owned() { bctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s "$polkit" | grep -q true; }
+polkit_owned() { [[ $(bctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s "$polkit") == *true* ]]; }
 polkit_start() {
         "$PYTHON3" -m dbusmock --system --template polkitd >>"$tmp/polkitd.log" 2>&1 &
         polkit_pid=$!

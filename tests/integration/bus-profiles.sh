@@ -76,7 +76,7 @@ polkit=org.freedesktop.PolicyKit1
 "$PYTHON3" -m dbusmock --system --template polkitd >>"$tmp/polkitd.log" 2>&1 &
 polkit_pid=$!
 track $polkit_pid
-polkit_owned() { bctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s "$polkit" | grep -q true; }
+polkit_owned() { [[ $(bctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s "$polkit") == *true* ]]; }
 wait_until $((10 * slow)) polkit_owned
 asks_polkit() { [[ $(nobody_gdbus "$manager_path" "$manager_iface.SetProfile" '') == "$denied: polkit denied $a_profile"* ]]; }
 check "with polkit, nobody's SetProfile asks for $a_profile (denied)" wait_until $((5 * slow)) asks_polkit

@@ -83,7 +83,7 @@ check "the daemon's log has the refusals nowhere (a flood must not flood the log
 out=$("$PYTHON3" "$flood" "$bus_address" "$manager_path" GetManagedObjects 64 0 $((60 * slow)))
 is "root's 64 at once: all answered" "${out% longest-message=*}" "ok=64 pending=0"
 like "nobody's GetManagedObjects alone is answered" \
-        "$(nobody_busctl call "$name" "$manager_path" org.freedesktop.DBus.ObjectManager GetManagedObjects | head -c 20)" '^a\{oa\{sa\{sv\}\}\} '
+        "$(head -c 20 < <(nobody_busctl call "$name" "$manager_path" org.freedesktop.DBus.ObjectManager GetManagedObjects))" '^a\{oa\{sa\{sv\}\}\} '
 client_stop r1
 
 # ================================================================ callers' strings echoed back
@@ -104,7 +104,7 @@ mock() {
         shift
         bctl call org.freedesktop.PolicyKit1 /org/freedesktop/PolicyKit1/Authority org.freedesktop.DBus.Mock "$method" "$@"
 }
-polkit_owned() { bctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s org.freedesktop.PolicyKit1 | grep -q true; }
+polkit_owned() { [[ $(bctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s org.freedesktop.PolicyKit1) == *true* ]]; }
 "$PYTHON3" -m dbusmock --system --template polkitd >>"$tmp/polkitd.log" 2>&1 &
 polkit_pid=$!
 track $polkit_pid

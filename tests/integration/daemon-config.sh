@@ -28,7 +28,7 @@ bad() {
         else
                 not_ok "$desc"
                 diag "exit status $status, expected 1 and '$file:$line: ' matching '$pattern'; output:"
-                diag "$(cut -c1-200 <<<"$out" | head -n 5)"
+                diag "$(head -n 5 <<<"$out" | cut -c1-200)"
         fi
 }
 

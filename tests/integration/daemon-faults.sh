@@ -84,7 +84,7 @@ for e in EBUSY EIO EINVAL ENODEV; do
         fi
         contains "dmc, $e: the log names the attribute and the error" "$(log_since "$mark")" \
                 "dmc: write $dmc/max_freq: ${text[$e]}"
-        retried() { log_since "$mark" | grep -q "^<7>dmc: write $dmc/max_freq: ${text[$e]} (again)"; }
+        retried() { grep -q "^<7>dmc: write $dmc/max_freq: ${text[$e]} (again)" < <(log_since "$mark"); }
         await "dmc, $e: a later tick retries and fails again" 5 retried
         check "dmc, $e: the daemon keeps running" daemon_alive
         check "dmc, $e: min_freq, max_freq and CurrentFrequency unchanged" dmc_at 200000000

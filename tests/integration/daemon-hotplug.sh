@@ -193,7 +193,7 @@ log_at=$(wc -l <"$daemon_log")
 echo >"$root$policy0/affected_cpus"
 uevent offline cpu /devices/system/cpu/cpu0
 uevent offline cpu /devices/system/cpu/cpu1
-offline_again() { tail -n +$((log_at + 1)) "$daemon_log" | grep -q "cpu: every CPU of the policy is offline"; }
+offline_again() { grep -q "cpu: every CPU of the policy is offline" < <(tail -n +$((log_at + 1)) "$daemon_log"); }
 check "offline again" wait_until 5 offline_again
 sed -i 's/^initial-frequency = 1.6GHz$/initial-frequency = 800MHz\nmax-frequency = 800MHz/' "$tmp/devfreqd.conf"
 check "a reload while a policy's CPUs are offline (nothing of it can be read) succeeds" eval 'mcall Reload >/dev/null'
@@ -210,7 +210,7 @@ is "... MaxFrequency on the bus" "$(prop cpu MaxFrequency)" 800000000
 # ================================================================ suspend and resume
 "$PYTHON3" -m dbusmock --system --template logind >>"$tmp/logind.log" 2>&1 &
 track $!
-logind_owned() { bctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s org.freedesktop.login1 | grep -q true; }
+logind_owned() { [[ $(bctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s org.freedesktop.login1) == *true* ]]; }
 check "logind appears after devfreqd started" wait_until $((10 * slow)) logind_owned
 sleep_signal() {
         bctl call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.DBus.Mock EmitSignal \
@@ -228,7 +228,7 @@ log_at=$(wc -l <"$daemon_log")
 sleep_signal false
 gpu_back() { [[ $(kread "$gpu/governor") == userspace && $(kread "$gpu/userspace/set_freq") == 600000000 ]]; }
 check "resume: the reset kernel governor and set_freq are written again" wait_until 5 gpu_back
-fixed_logged() { tail -n +$((log_at + 1)) "$daemon_log" | grep -q "gpu: its settings were reset during the sleep; written again"; }
+fixed_logged() { grep -q "gpu: its settings were reset during the sleep; written again" < <(tail -n +$((log_at + 1)) "$daemon_log"); }
 check "... and the device is logged as fixed" wait_until 5 fixed_logged
 is "... a device nobody reset gets no governor or set_freq write" \
         "$(ino "$policy0/scaling_governor") $(ino "$policy0/scaling_setspeed")" "$cpu_inodes"
@@ -310,7 +310,7 @@ online_again() {
 offline_and_dropped() {
         log_at=$(wc -l <"$daemon_log")
         offline_busy
-        check "its CPUs go offline" wait_until 5 bash -c "tail -n +$((log_at + 1)) '$daemon_log' | grep -q 'cpu: every CPU of the policy is offline'"
+        check "its CPUs go offline" wait_until 5 offline_again
         printf '%s\n' "[daemon]" "autodiscover = no" "" "$(dmc_clamp_section)" >"$tmp/devfreqd.conf"
         mcall Reload >/dev/null
 }
@@ -378,7 +378,7 @@ log_at=$(wc -l <"$daemon_log")
 start_daemon
 gpu_at() { [[ $(kread "$gpu/userspace/set_freq") == "$1" ]]; }
 load_is() { [[ $(prop gpu Load) == "$1" ]]; }
-first_reading() { tail -n +$((log_at + 1)) "$daemon_log" | grep -q "gpu: no complete load sample"; }
+first_reading() { grep -q "gpu: no complete load sample" < <(tail -n +$((log_at + 1)) "$daemon_log"); }
 check "a polled GPU: the first reading" wait_until 10 first_reading
 "$setload" "$busy" 50 100
 check "a polled GPU takes a 50 % sample" wait_until 10 load_is 50
@@ -387,7 +387,7 @@ printf '0 0\n' >"$busy.new" && mv -f "$busy.new" "$busy" # the driver resets its
 log_at=$(wc -l <"$daemon_log")
 sleep_signal false
 read_after_resume() {
-        tail -n +$((log_at + 1)) "$daemon_log" | grep -A 1000 "Resumed from sleep" | grep -q "gpu: no complete load sample"
+        [[ $(grep -A 1000 "Resumed from sleep" < <(tail -n +$((log_at + 1)) "$daemon_log")) == *"gpu: no complete load sample"* ]]
 }
 check "... the first reading after the resume, counters reset, gives no sample" wait_until 10 read_after_resume
 "$setload" "$busy" 99 100

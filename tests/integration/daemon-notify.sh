@@ -21,7 +21,7 @@ start_daemon
 # The listener writes each datagram's lines followed by a "--" line; one message a line here.
 messages() { awk '/^--$/ { print msg; msg = ""; next } { msg = msg (msg == "" ? "" : "|") $0 }' "$notify_log"; }
 
-first=$(messages | head -n1)
+first=$(head -n1 < <(messages))
 like "the first message is READY=1" "$first" '^READY=1(\||$)'
 like "... with a STATUS= summary" "$first" '\|STATUS=1 devices \(1 govern, 0 clamp\), 0 polling$'
 name_owned() { bctl status org.devfreqd.Devfreq1 >/dev/null; }

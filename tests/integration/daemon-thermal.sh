@@ -246,7 +246,7 @@ reload() { bctl call "$name" "$manager_path" "$manager_iface" Reload; }
 # ThermalRules signal with the rule released.
 no_flap() {
         [[ $(log_count "cap released") == 0 && $(log_count "disabled") == 0 ]] && monitor_flush &&
-                ! changes "$manager_path" | grep 'ThermalRules=' | grep -q false
+                [[ $(grep 'ThermalRules=' < <(changes "$manager_path")) != *false* ]]
 }
 kill "$monitor_pid" 2>/dev/null || true
 wait "$monitor_pid" 2>/dev/null || true

@@ -16,7 +16,7 @@ leftovers() {
         local f
         for f in /proc/[0-9]*/environ; do
                 [[ ${f%/environ} == "/proc/$$" || ${f%/environ} == "/proc/$BASHPID" ]] && continue
-                { tr '\0' '\n' <"$f"; } 2>/dev/null | grep -qxF "$marker" && echo "${f#/proc/}" | cut -d/ -f1
+                grep -qxF "$marker" < <(tr '\0' '\n' <"$f" 2>/dev/null) && echo "${f#/proc/}" | cut -d/ -f1
         done
         return 0
 }
@@ -53,7 +53,7 @@ is "tools/demo ${args[*]} exits 0" "$status" 0
 changes=$(grep -v '^demo:' "$tmp/out" | grep -Ec '[0-9] ?[MG]Hz' || true)
 diag "$changes frequency changes printed"
 check "it printed frequency changes (at least 4, got $changes)" test "$changes" -ge 4
-printed() { grep -v '^demo:' "$tmp/out" | grep -q "$1"; }
+printed() { grep -q "$1" < <(grep -v '^demo:' "$tmp/out"); }
 check "... of the GPU" printed gpu
 check "... and of the CPU" printed cpu
 # Every line the monitor gave, whole: "HH:MM:SS  gpu: CurrentFrequency 800 MHz -> 200 MHz", another
@@ -64,7 +64,7 @@ line_re+='|profile: (power-saver \(client\)|none)|Monitoring devfreqd\. Press Ct
 line_re+='|thermal gpu-hot: gpu-thermal at [0-9.]+ C, (tripped|released), cap 600 MHz)$'
 malformed=$(grep -v '^demo:' "$tmp/out" | grep -Evc "$line_re" || true)
 is "every line is whole and in the monitor's format" "$malformed" 0
-((malformed == 0)) || diag "$(grep -v '^demo:' "$tmp/out" | grep -Ev "$line_re" | head -n 5)"
+((malformed == 0)) || diag "$(head -n 5 < <(grep -v '^demo:' "$tmp/out" | grep -Ev "$line_re"))"
 # (a "demo: building ..." line may come first, when the fake kernel is not built yet)
 is "... and the demo's own lines too" "$(grep '^demo:' "$tmp/out" | grep -vc '^demo: building')" 5
 check "it switched to power-saver halfway" printed "  profile: power-saver (client)$"
@@ -78,6 +78,7 @@ check "... and the cap goes" printed "  gpu: ThermalCap 600 MHz -> none$"
 like "it says how many changes it saw" "$(tail -n1 "$tmp/out")" "^demo: [0-9]+ frequency changes; stopping\.$"
 is "no process left behind" "$(leftovers | xargs)" ""
 is "no temporary directory left behind" "$(ls -A "$tmp/tmpdir")" ""
+((tap_failures == 0)) || tap_value "the demo printed (its last 40 lines):" "$(tail -n 40 "$tmp/out")"
 
 # The GPU on energy_aware: the daemon runs it on the demo's load.
 set +e

@@ -336,7 +336,7 @@ setf gpu 800000000
 gone() { ! mcall GetDevice s gpu >/dev/null 2>&1; }
 check "gpu directory removed: the device is detached (no bus object)" wait_until 5 gone
 contains "... and the log says so" "$(log_since)" "gpu: $gpu is gone, detaching the device"
-check "... its request object is gone" wait_until 5 bash -c "! busctl --address='$bus_address' tree $name | grep -qF '$req'"
+check "... its request object is gone" wait_until 5 bash -c "! grep -qF '$req' < <(busctl --address='$bus_address' tree $name)"
 check "... the daemon keeps running" daemon_alive
 check "... the others are still served" serving dmc
 cp -a "$tmp/pristine$gpu" "$root$gpu"

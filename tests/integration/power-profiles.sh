@@ -44,7 +44,7 @@ contains "--check-config names the file and line of an unknown profile key" "$ou
         "$tmp/dropin/bad.conf:2: unknown profile key 'polling-interval-is-no-key'"
 
 mget() { getv "$manager_path" "$manager_iface" "$1"; }
-owned() { bctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s "$1" | grep -q true; }
+owned() { [[ $(bctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s "$1") == *true* ]]; }
 not_owned() { ! owned "$1"; }
 hadess=net.hadess.PowerProfiles
 upower=org.freedesktop.UPower.PowerProfiles

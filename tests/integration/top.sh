@@ -75,7 +75,11 @@ track $top_pid
 send() { printf '%s\n' "$1" 1<>"$tmp/control"; }
 has() { grep -qE -- "$1" "$tmp/screen"; }
 row() { grep -E "^[ >]$1 " "$tmp/screen"; }
-bar() { row "$1" | grep -oE '\[[-=#?]+\]' | head -n1; }
+bar() {
+        local b
+        b=$(row "$1" | grep -oE '\[[-=#?]+\]') || return 1
+        printf '%s\n' "${b%%$'\n'*}"
+}
 show_screen() {
         diag "the screen:"
         sed 's/^/#   |/' "$tmp/screen"
@@ -127,7 +131,7 @@ wide_bar=$(bar gpu)
 "$devfreqctl" --reason "top test" request gpu max 400MHz >"$tmp/request.out" 2>&1 &
 request_pid=$!
 track $request_pid
-screen "top: the bar narrows to the ceiling of the request" eval 'bar gpu | grep -q -- - && bar_fits gpu 200000000 800000000'
+screen "top: the bar narrows to the ceiling of the request" eval '[[ $(bar gpu) == *-* ]] && bar_fits gpu 200000000 800000000'
 is "... the bar is no longer the one before" "$([[ $(bar gpu) != "$wide_bar" ]] && echo changed)" changed
 screen "... the request counted" eval '[[ $(requests_column gpu) == 1 ]]'
 
@@ -195,7 +199,7 @@ check "top: still running after the resizes" alive
 kill -INT "$request_pid"
 wait "$request_pid" || true
 untrack "$request_pid"
-screen "top: the request gone, the bar is the whole table again" eval '! bar gpu | grep -q -- - && bar_fits gpu 200000000 800000000'
+screen "top: the request gone, the bar is the whole table again" eval '[[ $(bar gpu) != *-* ]] && bar_fits gpu 200000000 800000000'
 screen "... no request counted" eval '[[ $(requests_column gpu) == 0 ]]'
 
 # --- a thermal cap: its column only while a rule caps a device ------------------------------------
@@ -203,10 +207,10 @@ screen "... no request counted" eval '[[ $(requests_column gpu) == 0 ]]'
 check "top: no CAP column while nothing is capped" eval '! has "^ NAME .* CAP *$"'
 "$setload" --temp "$root$gpu_zone/temp" 90000
 screen "top: a tripped rule adds the CAP column" has '^ NAME .* CAP *$'
-screen "... with gpu's cap at the end of its row" eval 'row gpu | grep -qE " 300 MHz *$"'
-screen "... and the bar ends at the cap" eval 'bar gpu | grep -q -- - && bar_fits gpu 200000000 800000000'
+screen "... with gpu's cap at the end of its row" eval '[[ $(row gpu) =~ \ 300\ MHz\ *$ ]]'
+screen "... and the bar ends at the cap" eval '[[ $(bar gpu) == *-* ]] && bar_fits gpu 200000000 800000000'
 "$setload" --temp "$root$gpu_zone/temp" 70000
-screen "top: the rule released, the CAP column goes" eval '! has "^ NAME .* CAP *$" && ! bar gpu | grep -q -- -'
+screen "top: the rule released, the CAP column goes" eval '! has "^ NAME .* CAP *$" && [[ $(bar gpu) != *-* ]]'
 
 # --- the daemon leaves and comes back --------------------------------------------------------------------
 

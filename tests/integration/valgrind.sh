@@ -31,7 +31,7 @@ vg_problems() {
         local body summary
         body=$(log_body "$1")
         # A stack trace means memcheck reported something (an error, or a leak it counts as one).
-        grep -E '^==[0-9]+== +(at|by) 0x' <<<"$body" | head -n 5 || true
+        head -n 5 < <(grep -E '^==[0-9]+== +(at|by) 0x' <<<"$body")
         grep -E '^==[0-9]+== Process terminating' <<<"$body" || true
         grep -E '^==[0-9]+== +(definitely|indirectly) lost: [1-9]' <<<"$body" || true
         summary=$(grep -E '^==[0-9]+== ERROR SUMMARY:' <<<"$body" || true)
@@ -60,7 +60,7 @@ for t in "${tests[@]}"; do
         else
                 not_ok "$t.sh passes with devfreqd under valgrind"
                 diag "exit status $status, $passed ok, $failed not ok, plan '$plan', ${seconds}s; failures:"
-                grep -A4 '^not ok \|^Bail out' "$tmp/$t.tap" | head -n 60 | sed 's/^/#   /' || true
+                head -n 60 < <(grep -A4 '^not ok \|^Bail out' "$tmp/$t.tap") | sed 's/^/#   /'
         fi
 
         logs=()
@@ -88,7 +88,7 @@ for t in "${tests[@]}"; do
                 else
                         not_ok "$desc"
                         diag "log $log:" "$problems"
-                        log_body "$log" | grep -E '^==[0-9]+== ' | head -n 80 | sed 's/^/#   /' || true
+                        head -n 80 < <(log_body "$log" | grep -E '^==[0-9]+== ') | sed 's/^/#   /'
                 fi
         done
 done

@@ -121,13 +121,13 @@ else
         { systemctl status --no-pager polkit.service; journalctl -b -u polkit.service -o cat --no-pager | tail -n 20
           echo "polkitd by hand:"; timeout 5 /usr/lib/polkit-1/polkitd 2>&1 | tail -n 20; } 2>&1 | diag
 fi
-polkit_seen() { journal | grep -q "polkit is on the bus"; }
+polkit_seen() { grep -q "polkit is on the bus" < <(journal); }
 check "polkit: devfreqd sees polkitd on the bus" wait_until 10 polkit_seen
 gpu_object=$(busctl call org.devfreqd.Devfreq1 /org/devfreqd/Devfreq1 org.devfreqd.Devfreq1.Manager GetDevice s dftest-gpu |
         sed -n 's/^o "\(.*\)"$/\1/p')
 # gdbus, for it prints the error's message (busctl as a user gives only its name's text).
 other_request=$(as_user 65534 gdbus call --system --dest org.devfreqd.Devfreq1 --object-path "$gpu_object" \
-        --method org.devfreqd.Devfreq1.Device.AddRequest min-frequency 600000000 '{}' 2>&1 | head -n 1)
+        --method org.devfreqd.Devfreq1.Device.AddRequest min-frequency 600000000 '{}' 2>&1 | sed -n 1p)
 # polkit's own no, not devfreqd's groups nor "polkit could not decide".
 denied="GDBus.Error:org.freedesktop.DBus.Error.AccessDenied: polkit denied org.devfreqd.devfreq1.request"
 if [[ $other_request == *"$denied" || $other_request == *"$denied: interactive authentication is required" ]]; then

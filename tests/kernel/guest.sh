@@ -306,7 +306,7 @@ if ! start_daemon; then
 fi
 ok "devfreqd starts on the real kernel and answers on the bus"
 "$devfreqctl" status 2>&1 | diag
-like_polling() { "$devfreqctl" show dftest-gpu | grep -i 'polling' | grep -q "$1"; }
+like_polling() { [[ $(grep -i 'polling' < <("$devfreqctl" show dftest-gpu)) == *"$1"* ]]; }
 check "clamp mode: the polling interval shown is the kernel governor's ($(cat "$gpu/polling_interval") ms)" \
         like_polling "$(cat "$gpu/polling_interval")"
 
@@ -546,7 +546,7 @@ if start_daemon; then
         feed dftest-gpu 10 100
         is "... the kernel's simple_ondemand, saturated, stays at the cap" "$(last_target)" 400000000
         echo 75000 >"$dbg/temp"
-        read_75() { "$devfreqctl" thermal | grep -q '^gpu-hot: dftest-thermal at 75 C, tripped'; }
+        read_75() { grep -q '^gpu-hot: dftest-thermal at 75 C, tripped' < <("$devfreqctl" thermal); }
         check "... at 75 C (between clear and trip) the rule, having read it, stays tripped" wait_until 10 read_75
         is "... and the cap holds" "$(cat "$gpu/max_freq")" 400000000
         echo 60000 >"$dbg/temp"
@@ -567,7 +567,7 @@ rm -f "$tmp/conf.d/thermal.conf"
 # and min_freq too when it is above. devfreqd must not take that cap for another writer's limit:
 # found at start it is no outer bound, seen while devfreqd holds the limits it is not adopted,
 # and when the last request ends the node gets its own limits back, not the cap.
-cdev=$(grep -lx 'devfreq-dftest-gpu' /sys/class/thermal/cooling_device*/type 2>/dev/null | head -n1)
+cdev=$(head -n1 < <(grep -lx 'devfreq-dftest-gpu' /sys/class/thermal/cooling_device*/type 2>/dev/null))
 cdev=${cdev%/type}
 is "the GPU's devfreq cooling device is named devfreq-dftest-gpu, states 0 to 4" \
         "$(cat "$cdev/max_state" 2>&1)" 4

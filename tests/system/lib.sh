@@ -32,7 +32,7 @@ check_machine() {
         done
         unshare --pid --fork --mount --cgroup --net --uts --ipc true 2>/dev/null ||
                 skip_all "cannot create PID, mount, cgroup, network, UTS and IPC namespaces here"
-        cgroup_root=$(findmnt -n -t cgroup2 -o TARGET | head -n1)
+        cgroup_root=$(head -n1 < <(findmnt -n -t cgroup2 -o TARGET))
         [[ -n $cgroup_root && -w $cgroup_root ]] || skip_all "no writable cgroup2 hierarchy is mounted"
 }
 
@@ -52,7 +52,7 @@ install_build() {
                 [[ -e $work/dest$f ]] ||
                         skip_all "make install did not put $f where the system reads it (configure --prefix=/usr --sysconfdir=/etc, as tools/bootstrap does)"
         done
-        unit_file=$(find "$work/dest" -path '*/systemd/system/devfreqd.service' | head -n1)
+        unit_file=$(head -n1 < <(find "$work/dest" -path '*/systemd/system/devfreqd.service'))
         [[ -n $unit_file ]] || skip_all "make install installed no devfreqd.service"
 }
 
@@ -208,7 +208,7 @@ shutdown_namespaces() {
         fi
 }
 
-cgroup_empty() { ! find "$cgroup" -name cgroup.procs -exec cat {} + | grep -q .; }
+cgroup_empty() { [[ -z $(find "$cgroup" -name cgroup.procs -exec cat {} +) ]]; }
 
 # ns_processes: the host PIDs of processes still in the test's PID or mount namespace.
 ns_processes() {

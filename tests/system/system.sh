@@ -66,7 +66,7 @@ is_state() { [[ $(show "$1" ActiveState) == "$2" ]]; }
 node_is() { [[ $(node "$1") == "$2" ]]; }
 journal() { inside journalctl --no-pager -o cat "$@"; }
 # journal_has UNIT TEXT: a message of UNIT contains TEXT.
-journal_has() { journal -u "$1" | grep -qF -- "$2"; }
+journal_has() { grep -qF -- "$2" < <(journal -u "$1"); }
 # write_file PATH: stdin to PATH in the namespace.
 write_file() { inside sh -c 'mkdir -p "$(dirname "$1")" && cat >"$1"' _ "$1"; }
 # The daemon's state on the two driven nodes, and their originals.
@@ -158,7 +158,7 @@ set -e
 check "reload: systemctl reload with a broken configuration fails" test "$status" -ne 0
 expect "reload: the journal has the daemon's file:line message" \
         wait_until 5 journal_has devfreqd "/etc/devfreqd.conf.d/60-broken.conf:2: "
-diag "$(journal -u devfreqd | grep -m1 '60-broken.conf:2:')"
+diag "$(grep -m1 '60-broken.conf:2:' < <(journal -u devfreqd))"
 expect "reload: the daemon keeps running, same process" running_as "$pid"
 is "reload: the old configuration stays in force" "$(node $pstate/scaling_max_freq)" 400000
 inside rm /etc/devfreqd.conf.d/55-reload.conf /etc/devfreqd.conf.d/60-broken.conf
@@ -214,7 +214,7 @@ pid=$(show devfreqd MainPID)
 is "watchdog: the drop-in sets WatchdogUSec=2s" "$(show devfreqd WatchdogUSec)" 2s
 inside kill -STOP "$pid"
 expect "watchdog: the stopped daemon is killed and restarted" wait_until 30 restarted_from "$restarts" "$pid"
-like "watchdog: systemd says why" "$(journal -u devfreqd | grep -m1 -i watchdog || true)" '[Ww]atchdog timeout'
+like "watchdog: systemd says why" "$(grep -m1 -i watchdog < <(journal -u devfreqd))" '[Ww]atchdog timeout'
 expect "watchdog: the new process drives the nodes again" wait_until 10 driven
 sctl stop devfreqd
 expect "watchdog: after systemctl stop, every node holds its original value" originals
@@ -230,7 +230,7 @@ expect "activation: devfreqd.service was started by it" running
 
 # --- the installed bus policy ---------------------------------------------------------------------
 
-like "policy: root owns the name" "$(bus status "$name" 2>&1 | grep -m1 '^UID=' || true)" '^UID=0$'
+like "policy: root owns the name" "$(grep -m1 '^UID=' < <(bus status "$name" 2>&1))" '^UID=0$'
 like "policy: an unprivileged user can call" \
         "$(as nobody busctl call "$name" "$manager_path" "$manager_iface" ListDevices 2>&1 || true)" '"dmc"'
 like "policy: an unprivileged user can read properties" \
@@ -275,7 +275,7 @@ is "log level: and info again" "$(sctl service-log-level devfreqd 2>&1)" info
 
 # --- hotplug under the unit's sandbox: netlink allowed, the host's network namespace -------------
 
-monitor_runs() { ! journal -u devfreqd | grep -q 'running without hotplug'; }
+monitor_runs() { ! grep -q 'running without hotplug' < <(journal -u devfreqd); }
 check "hotplug: the device monitor runs under the unit's sandbox" monitor_runs
 out=$(inside sh -c 'cp -a /sys/devices/platform/dmc /sys/devices/platform/dmc2 &&
         mv /sys/devices/platform/dmc2/devfreq/dmc /sys/devices/platform/dmc2/devfreq/dmc2 &&
