@@ -52,6 +52,11 @@ struct df_governor_input {
         size_t n_parent_table;
 };
 
+/* The input's unit_hz, 0 read as 1. */
+static inline uint64_t df_governor_unit_hz(const struct df_governor_input *in) {
+        return in->unit_hz ? in->unit_hz : 1;
+}
+
 struct df_tunable {
         const char *name;
         uint32_t def;

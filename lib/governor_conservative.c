@@ -60,7 +60,7 @@ static uint64_t conservative_decide(struct df_governor *g, const struct df_gover
                 g->state.conservative.requested = requested;
         }
 
-        step = freq_step_hz(freq_step, max, MAX(in->unit_hz, UINT64_C(1)));
+        step = freq_step_hz(freq_step, max, df_governor_unit_hz(in));
         if (idle_periods != DF_DBS_NO_IDLE_PERIODS)
                 requested = idle_decrease(min, requested, idle_periods, step);
 

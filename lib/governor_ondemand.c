@@ -47,7 +47,7 @@ static uint64_t ondemand_decide(struct df_governor *g, const struct df_governor_
         }
         g->state.ondemand.rate_mult = 1;
         /* In the kernel's unit (kHz on cpufreq), truncated there as its unsigned int is. */
-        unit = MAX(in->unit_hz, UINT64_C(1));
+        unit = df_governor_unit_hz(in);
         lo = in->points[0] / unit;
         hi = in->points[in->n_points - 1] / unit;
         next = lo + (uint64_t) ((unsigned __int128) load * (hi - lo) / 100);
