@@ -130,7 +130,7 @@ mark=$(wc -l <"$daemon_log")
 kwrite "$gpu/userspace/set_freq" 600000000
 gpu_load 10
 check "a foreign write to set_freq is overwritten at the next evaluation" wait_until 5 gpu_at 200000000
-contains "... and logged with both values" "$(log_since "$mark")" \
+await "... and logged with both values" 5 logged_since "$mark" \
         "userspace/set_freq was changed to 600 MHz by another writer (devfreqd wrote 200 MHz); overwriting"
 like "... and recorded in LastError" "$(prop gpu LastError)" 'another writer'
 is "... the overwrite is no write that 'works again' (none failed)" \
@@ -145,7 +145,7 @@ governed() {
 }
 check "a foreign kernel governor is replaced by userspace at the next evaluation, even with a steady load" \
         wait_until 5 governed
-contains "... and the log says so, naming it" "$(log_since "$mark")" \
+await "... and the log says so, naming it" 5 logged_since "$mark" \
         "the kernel governor was changed to performance by another writer; selected userspace again"
 like "... and LastError" "$(prop gpu LastError)" 'kernel governor was changed to performance'
 

@@ -113,6 +113,7 @@ temp "$gpu_zone" 83000
 check "... 83 C read, still tripped" wait_until 5 rules_are '1 "gpu-hot" "gpu-thermal" true 400000000 83000'
 # thermal_signals: the PropertiesChanged signals that name ThermalRules.
 thermal_signals() { grep '"member":"PropertiesChanged"' "$tmp/monitor.json" | grep -c '"ThermalRules"' || true; }
+monitor_flush
 is "readings that trip nothing emit no ThermalRules signal (1 so far)" "$(thermal_signals)" 1
 temp "$gpu_zone" 80000
 check "at 80 C (clear) the cap is released" wait_until 5 cap_is gpu 0

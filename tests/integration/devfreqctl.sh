@@ -322,8 +322,8 @@ ctl requests
 is "requests: none left" "$rc:$out$err" "0:No requests."
 
 # A lease: devfreqctl exits by itself when it ends. Long enough that the checks below run while it
-# holds on a loaded machine (a deadline, not a timing).
-"$devfreqctl" request gpu max 300MHz --timeout $((3 * slow))s >"$tmp/lease.out" 2>&1 &
+# holds on a loaded machine and under valgrind (a deadline, not a timing).
+"$devfreqctl" request gpu max 300MHz --timeout $((3 * slow * deadline_scale))s >"$tmp/lease.out" 2>&1 &
 lease_pid=$!
 track $lease_pid
 check "a lease: the request is there" wait_until $((5 * slow)) grep -q . "$tmp/lease.out"

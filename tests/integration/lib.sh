@@ -48,12 +48,16 @@ trap cleanup EXIT
 track() { pids+=("$1"); }
 
 # Deadlines are ends, not timings: under valgrind (DF_VALGRIND=1) everything the daemon does is
-# tens of times slower, so every wait_until deadline, the readiness one included, is multiplied by
-# deadline_scale (DF_DEADLINE_SCALE overrides it). Assertions stay the same.
+# tens of times slower, and the sanitizer build (DF_SANITIZERS=yes) a few times, so every
+# wait_until deadline, the readiness one included, is multiplied by deadline_scale
+# (DF_DEADLINE_SCALE overrides it). A longer deadline only delays a failure. Assertions stay the
+# same.
 if [[ -n ${DF_DEADLINE_SCALE:-} ]]; then
         deadline_scale=$DF_DEADLINE_SCALE
 elif [[ ${DF_VALGRIND:-0} == 1 ]]; then
         deadline_scale=10
+elif [[ ${DF_SANITIZERS:-no} == yes ]]; then
+        deadline_scale=2
 else
         deadline_scale=1
 fi
@@ -105,6 +109,10 @@ await_first_sample() {
         log_tail
         exit 1
 }
+
+# logged_since LINE TEXT: the daemon's log has TEXT after its first LINE lines. What the daemon
+# logs after a write is not there yet when the write is seen: a test awaits it.
+logged_since() { grep -qF -- "$2" < <(tail -n +$(($1 + 1)) "$daemon_log"); }
 
 # log_tail: under a failed case, the tail of the daemon's log. A script that starts other services
 # redefines it to add theirs.

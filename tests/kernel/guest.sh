@@ -466,9 +466,13 @@ if start_daemon; then
                 wait_until 10 eval '[[ "$(cat "$p0/scaling_governor") $(cat "$p0/scaling_cur_freq")" == "userspace 2000000" ]]'
         echo 1200000 >"$p0/scaling_max_freq"
         hold a cpu0 min 1.6GHz
+        # Each held a second: the ticks under it would take the cap for another writer's.
+        check "... a 1.6 GHz floor is held" wait_until 10 requests_held 1
         sleep 1
         release a
+        check "... and ended" wait_until 10 requests_held 0
         hold b cpu0 min 800MHz
+        check "... then an 800 MHz floor" wait_until 10 requests_held 1
         sleep 1
         release b
         is "... root caps scaling_max_freq at 1.2 GHz: the policy runs at the cap" "$(cat "$p0/scaling_cur_freq")" 1200000

@@ -71,6 +71,8 @@ hold() {
         hold_pids[$1]=$!
         pids+=($!)
 }
+# requests_held N: devfreqd lists N requests (a hold in the background has been taken).
+requests_held() { [[ $("$devfreqctl" --json requests 2>/dev/null | grep -o '"Path"' | wc -l) == "$1" ]]; }
 release() {
         touch "$tmp/release.$1"
         wait "${hold_pids[$1]}"

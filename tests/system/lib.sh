@@ -224,10 +224,10 @@ no_ns_processes() { [[ -z $(ns_processes) ]]; }
 
 # wait_until SECONDS COMMAND...: poll until the command succeeds; 1 after the deadline.
 wait_until() {
-        local deadline=$(($(date +%s) + $1))
+        local deadline=$(($(date +%s%N) + $1 * 1000000000))
         shift
         until "$@" 2>/dev/null; do
-                (($(date +%s) >= deadline)) && return 1
+                (($(date +%s%N) >= deadline)) && return 1
                 sleep 0.1
         done
 }
