@@ -24,26 +24,52 @@
 
 #define CLASS "/sys/class/thermal"
 
-/* The state of the cooling device of type `type`: 0 when none has it. */
-static uint64_t find_state(const struct df_root *root, const char *type) {
-        _cleanup_(closedirp) DIR *d = NULL;
+/* The state of the cooling device in directory `dir` if it is of type `type`. */
+static bool read_state(int dir, const char *type, uint64_t *ret) {
+        char t[128];
 
-        if (df_root_opendir(root, CLASS, &d) < 0)
-                return 0;
+        return df_attr_read(dir, "type", t, sizeof(t)) >= 0 && streq(t, type) &&
+                df_attr_read_u64(dir, "cur_state", ret) >= 0;
+}
+
+/* The directory of the cooling device of type `type`, its state in *ret; -ENOENT when none has it. */
+static int find_device(const struct df_root *root, const char *type, uint64_t *ret) {
+        _cleanup_(closedirp) DIR *d = NULL;
+        int r;
+
+        r = df_root_opendir(root, CLASS, &d);
+        if (r < 0)
+                return r;
         for (struct dirent *de; (de = readdir(d));) {
                 _cleanup_free_ char *path = NULL;
                 _cleanup_close_ int dir = -EBADF;
-                char t[128];
-                uint64_t state;
 
                 if (!strneq(de->d_name, "cooling_device", 14) || asprintf(&path, CLASS "/%s", de->d_name) < 0)
                         continue;
                 dir = df_root_open_path(root, path, O_RDONLY | O_DIRECTORY);
-                if (dir >= 0 && df_attr_read(dir, "type", t, sizeof(t)) >= 0 && streq(t, type) &&
-                    df_attr_read_u64(dir, "cur_state", &state) >= 0)
-                        return state;
+                if (dir >= 0 && read_state(dir, type, ret))
+                        return TAKE_FD(dir);
         }
-        return 0;
+        return -ENOENT;
+}
+
+/* The state of the node's cooling device, 0 when it has none. Its directory is kept once found and
+ * searched for again when it is gone or holds another type (unregistered, and its name reused). */
+static uint64_t cooling_state(struct df_node *n) {
+        uint64_t state;
+        int fd;
+
+        if (n->cooling_fd >= 0) {
+                if (read_state(n->cooling_fd, n->cooling_type, &state))
+                        return state;
+                n->cooling_fd = safe_close(n->cooling_fd);
+        }
+        fd = find_device(
+                &(const struct df_root){ .fd = n->root_fd, .path = (char *) "" }, n->cooling_type, &state);
+        if (fd < 0)
+                return 0;
+        n->cooling_fd = fd;
+        return state;
 }
 
 bool node_shows_cap(const struct df_node *n, const char *seen, uint64_t cap) {
@@ -70,7 +96,7 @@ uint64_t node_cooling_cap(struct df_node *n) {
 
         if (n->root_fd < 0)
                 return 0;
-        state = find_state(&(const struct df_root){ .fd = n->root_fd, .path = (char *) "" }, n->cooling_type);
+        state = cooling_state(n);
         if (state == 0 || df_node_read_frequencies(n, 0, &points, &count) < 0 || count == 0)
                 return 0;
         cap = points[state < count ? count - 1 - state : 0];

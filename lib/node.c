@@ -126,6 +126,7 @@ struct df_node *df_node_free(struct df_node *n) {
         node_close_kept(n);
         safe_close(n->dirfd);
         safe_close(n->root_fd);
+        safe_close(n->cooling_fd);
         free(n->path);
         free(n->name);
         free(n->cpus);
@@ -264,7 +265,7 @@ int df_node_open(const struct df_root *root, const char *path, struct df_node **
         n = calloc(1, sizeof(*n));
         if (!n)
                 return -ENOMEM;
-        n->dirfd = n->applied_fd = n->min_fd = n->max_fd = n->root_fd = -EBADF;
+        n->dirfd = n->applied_fd = n->min_fd = n->max_fd = n->root_fd = n->cooling_fd = -EBADF;
         n->dirfd = df_root_open_path(root, canonical, O_PATH | O_DIRECTORY);
         if (n->dirfd < 0)
                 return n->dirfd == -ENOTDIR ? -ENODEV : n->dirfd;

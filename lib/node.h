@@ -83,6 +83,8 @@ struct df_node {
          * (-EBADF when the node can have none). */
         char cooling_type[64];
         int root_fd;
+        /* That cooling device's directory, kept once found (-EBADF before). */
+        int cooling_fd;
 
         char error[256]; /* the last failure, "write …/set_freq: Device or resource busy" */
 };

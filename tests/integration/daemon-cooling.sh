@@ -62,6 +62,26 @@ is "... and the floor the lowest point" "$(kread "$gpu/min_freq")" 200000000
 like "the originals file, written at the first write (state 2), records no cap" "$(cat "$tmp/run/originals")" \
         'ff9a0000\.gpu[[:space:]]+simple_ondemand[[:space:]]+200000000[[:space:]]+800000000[[:space:]]'
 
+# ================================================================ the cooling device under another number
+# devfreqd keeps the cooling device's directory once found. Another device now holds that directory
+# (its type changed in place) and the GPU's cooling device is cooling_device7: it is found again.
+thermal=$root/sys/devices/virtual/thermal
+cp -a "$thermal/cooling_device0" "$thermal/cooling_device7"
+ln -s ../../devices/virtual/thermal/cooling_device7 "$root/sys/class/thermal/cooling_device7"
+printf 'Processor\n' >"$thermal/cooling_device0/type"
+client_start d
+like "a 300 MHz floor again" "$(client_cmd d add gpu min-frequency 300000000)" '^ok '
+log_at=$(wc -l <"$daemon_log")
+kwrite /sys/class/thermal/cooling_device7/cur_state 2
+is "... cooling_device7 at state 2 caps the GPU at 400 MHz" "$(kread "$gpu/max_freq")" 400000000
+like "an update while it caps" "$(client_cmd d add gpu max-frequency 700000000)" '^ok '
+after=$(tail -n +$((log_at + 1)) "$daemon_log")
+is "... takes its cap for no other writer's" "$(grep -c 'by another writer' <<<"$after" || true)" 0
+is "... and keeps its own range" "$(dget gpu MaxFrequency)" 700000000
+kwrite /sys/class/thermal/cooling_device7/cur_state 0
+client_stop d
+check "... its end gives the top back" wait_until 10 gpu_max_is 800000000
+
 # ================================================================ a writer's cap is still adopted
 client_start c
 like "a 300 MHz floor once more" "$(client_cmd c add gpu min-frequency 300000000)" '^ok '
