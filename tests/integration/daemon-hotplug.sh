@@ -193,7 +193,7 @@ log_at=$(wc -l <"$daemon_log")
 echo >"$root$policy0/affected_cpus"
 uevent offline cpu /devices/system/cpu/cpu0
 uevent offline cpu /devices/system/cpu/cpu1
-offline_again() { grep -q "cpu: every CPU of the policy is offline" < <(tail -n +$((log_at + 1)) "$daemon_log"); }
+offline_again() { logged_since "$log_at" "cpu: every CPU of the policy is offline"; }
 check "offline again" wait_until 5 offline_again
 sed -i 's/^initial-frequency = 1.6GHz$/initial-frequency = 800MHz\nmax-frequency = 800MHz/' "$tmp/devfreqd.conf"
 check "a reload while a policy's CPUs are offline (nothing of it can be read) succeeds" eval 'mcall Reload >/dev/null'
@@ -228,7 +228,7 @@ log_at=$(wc -l <"$daemon_log")
 sleep_signal false
 gpu_back() { [[ $(kread "$gpu/governor") == userspace && $(kread "$gpu/userspace/set_freq") == 600000000 ]]; }
 check "resume: the reset kernel governor and set_freq are written again" wait_until 5 gpu_back
-fixed_logged() { grep -q "gpu: its settings were reset during the sleep; written again" < <(tail -n +$((log_at + 1)) "$daemon_log"); }
+fixed_logged() { logged_since "$log_at" "gpu: its settings were reset during the sleep; written again"; }
 check "... and the device is logged as fixed" wait_until 5 fixed_logged
 is "... a device nobody reset gets no governor or set_freq write" \
         "$(ino "$policy0/scaling_governor") $(ino "$policy0/scaling_setspeed")" "$cpu_inodes"
@@ -378,7 +378,7 @@ log_at=$(wc -l <"$daemon_log")
 start_daemon
 gpu_at() { [[ $(kread "$gpu/userspace/set_freq") == "$1" ]]; }
 load_is() { [[ $(prop gpu Load) == "$1" ]]; }
-first_reading() { grep -q "gpu: no complete load sample" < <(tail -n +$((log_at + 1)) "$daemon_log"); }
+first_reading() { logged_since "$log_at" "gpu: no complete load sample"; }
 check "a polled GPU: the first reading" wait_until 10 first_reading
 "$setload" "$busy" 50 100
 check "a polled GPU takes a 50 % sample" wait_until 10 load_is 50

@@ -90,7 +90,7 @@ log_at=$(wc -l <"$daemon_log")
 kill -HUP "$daemon_pid"
 await "READY=1 after SIGHUP" 10 daemon_ready
 is "... still in force after it" "$(kread "$gpu/max_freq")" 400000000
-check "... not taken for another writer's" bash -c "! grep -q 'by another writer' < <(tail -n +$((log_at + 1)) '$daemon_log')"
+check "... not taken for another writer's" eval '! logged_since "$log_at" "by another writer"'
 client_stop r
 check "... and when it ends the cap that was there first is back" wait_until 10 gpu_max_is 600000000
 
@@ -125,7 +125,7 @@ gpu_props() {
 is "... the bus shows the range found, no request" \
         "$(gpu_props MinFrequency MaxFrequency QosMinFrequency)" "200000000 600000000 0"
 check "... and its floor was not taken for another writer's" \
-        bash -c "! grep -q 'by another writer' < <(tail -n +$((log_at + 1)) '$daemon_log')"
+        eval '! logged_since "$log_at" "by another writer"'
 
 echo "${gpu#/}/max_freq EIO" >"$faults"
 like "the same floor and fault again" "$(client_cmd h add ff9a0000.gpu min-frequency 400000000)" '^ok '

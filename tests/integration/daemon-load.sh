@@ -63,7 +63,7 @@ is "the kernel's cur_freq follows set_freq" "$(kread "$gpu/cur_freq")" "$(kread 
 # The last step's sample is taken, then the ticks after it find the counters unchanged (logged once
 # per run of dropped samples, from the mark taken before that step).
 before=$(kread "$gpu/userspace/set_freq")
-dropped() { grep -q 'gpu: no complete load sample' < <(tail -n +$((mark + 1)) "$daemon_log"); }
+dropped() { logged_since "$mark" "gpu: no complete load sample"; }
 await "a tick without a new sample comes" 5 dropped
 is "ticks without a new sample keep the frequency" "$(kread "$gpu/userspace/set_freq")" "$before"
 

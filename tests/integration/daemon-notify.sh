@@ -60,7 +60,8 @@ like "... and a good reload clears the failure from STATUS=" "$(messages | tr '\
 : >"$notify_log"
 stop_daemon TERM
 is "SIGTERM: exit status 0" "$daemon_status" 0
-# The listener may not have written the last datagram yet when devfreqd has exited.
+# The listener may not have written the last datagram yet when devfreqd has exited. A wait that
+# runs out hides nothing: the case below then finds no STOPPING=1 and fails.
 wait_until 5 grep -q '^STOPPING=1' "$notify_log" || true
 like "SIGTERM: STOPPING=1" "$(messages | tr '\n' '#')" '(^|#)STOPPING=1'
 check "no READY=1 after STOPPING=1" bash -c "! grep -q '^READY=1' '$notify_log'"

@@ -214,7 +214,8 @@ pid=$(show devfreqd MainPID)
 is "watchdog: the drop-in sets WatchdogUSec=2s" "$(show devfreqd WatchdogUSec)" 2s
 inside kill -STOP "$pid"
 expect "watchdog: the stopped daemon is killed and restarted" wait_until 30 restarted_from "$restarts" "$pid"
-# journald stores systemd's message on its own time.
+# journald stores systemd's message on its own time. A wait that runs out hides nothing: the case
+# below then finds no such message and fails.
 wait_until 10 journal_has devfreqd "atchdog timeout" || true
 like "watchdog: systemd says why" "$(grep -m1 -i watchdog < <(journal -u devfreqd))" '[Ww]atchdog timeout'
 expect "watchdog: the new process drives the nodes again" wait_until 10 driven
