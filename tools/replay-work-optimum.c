@@ -165,15 +165,15 @@ step(const struct work_model *m, const size_t *allowed, size_t n_allowed, const 
 }
 
 int work_optimum(
-        const struct work_model *m, const size_t *allowed, size_t n_allowed, const struct work_trace *t,
-        uint64_t max_states, long double *ret) {
+        const struct work_model *m, const size_t *allowed, size_t n_allowed, size_t first,
+        const struct work_trace *t, uint64_t max_states, long double *ret) {
         _cleanup_free_ struct due *dues = NULL;
         _cleanup_free_ struct state *front = NULL;
         size_t n_dues, n_front = 1, di = 0;
         work_u128 total, arrived = 0;
         uint64_t budget = max_states ?: WORK_OPTIMUM_MAX_STATES;
         long double best = 0, vmin2;
-        bool found = false;
+        bool found = false, fixed;
         int r;
 
         if (n_allowed == 0)
@@ -199,7 +199,11 @@ int work_optimum(
                         arrived += t->cycles[k];
                 while (de < n_dues && dues[de].window == k)
                         de++;
-                r = step(m, allowed, n_allowed, dues + di, de - di, arrived, vmin2, &budget, &front, &n_front);
+                /* The first window runs before any sample: at the starting point, as every governor's. */
+                fixed = k == 0 && first < m->n;
+                r = step(
+                        m, fixed ? &first : allowed, fixed ? 1 : n_allowed, dues + di, de - di, arrived,
+                        vmin2, &budget, &front, &n_front);
                 if (r < 0)
                         return r;
                 di = de;

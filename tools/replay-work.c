@@ -19,6 +19,7 @@ struct work_run {
         struct work_trace trace;
         size_t windows;
         uint64_t drain;
+        size_t first; /* the point of the first window, in force before any sample */
 };
 
 static char *format_u128(char buf[static 40], work_u128 v) {
@@ -118,7 +119,7 @@ static int feed(struct work_run *w, char *line, size_t lineno, FILE *out) {
 static int check_points(struct work_run *w) {
         struct df_device *dev = w->rp->dev;
         char a[DF_FREQ_STRING_MAX], b[DF_DURATION_STRING_MAX], c[DF_DURATION_STRING_MAX];
-        int r;
+        int at, r;
 
         r = work_model_init(&w->model, &dev->opps, w->rp->interval_usec, w->o->static_power);
         if (r == -EINVAL)
@@ -130,9 +131,11 @@ static int check_points(struct work_run *w) {
                         df_format_duration(b, w->rp->interval_usec), df_format_duration(c, UINT64_MAX / 1000));
         if (r < 0)
                 return r;
-        if (df_opp_find(&dev->opps, dev->current) < 0)
+        at = df_opp_find(&dev->opps, dev->current);
+        if (at < 0)
                 return replay_bad_input(
                         "--initial: %s is not one of the points", df_format_frequency(a, dev->current));
+        w->first = (size_t) at;
         for (size_t i = 0; i < w->model.n; i++)
                 if (work_capacity(&w->model, w->model.freqs[i]) == 0)
                         return replay_bad_input(
@@ -178,7 +181,7 @@ static int print_summary(struct work_run *w, FILE *out) {
         for (size_t i = 0; i < w->model.n; i++)
                 if (dev->opps.opps[i].enabled && w->model.freqs[i] >= lo && w->model.freqs[i] <= hi)
                         allowed[n++] = i;
-        r = work_optimum(&w->model, allowed, n, &w->trace, w->o->optimum_max_states, &best);
+        r = work_optimum(&w->model, allowed, n, w->first, &w->trace, w->o->optimum_max_states, &best);
         if (r == -E2BIG)
                 fprintf(out,
                         "%-24s: not computed (the exact search would examine more than %" PRIu64

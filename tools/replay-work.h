@@ -94,14 +94,16 @@ void work_trace_done(struct work_trace *t);
 
 /*
  * The least energy any sequence of the points `allowed` (indices into the model, ascending) can
- * spend on the trace with no miss, running windows after the trace until all work is done.
+ * spend on the trace with no miss, running windows after the trace until all work is done. The
+ * first window runs at point `first` (an index into the model), as it does under any governor,
+ * which decides only after a sample; SIZE_MAX lets it take any allowed point too.
  * 1 and *ret set, 0 when no sequence avoids every miss, -E2BIG when the search would go beyond
  * `max_states` states examined (0: WORK_OPTIMUM_MAX_STATES) or the bound of one window, or
  * another negative errno.
  */
 int work_optimum(
-        const struct work_model *m, const size_t *allowed, size_t n_allowed, const struct work_trace *t,
-        uint64_t max_states, long double *ret);
+        const struct work_model *m, const size_t *allowed, size_t n_allowed, size_t first,
+        const struct work_trace *t, uint64_t max_states, long double *ret);
 
 /* After the trace, empty windows run until all work is done, at most this many (an error beyond). */
 #define WORK_DRAIN_MAX_WINDOWS UINT64_C(1000000)

@@ -54,6 +54,14 @@ out=$("$replay" --work --opp 100MHz,400MHz --governor powersave --initial 100MHz
 like "V proportional to f, no static power" "$out" 'Energy +: 187500[^0-9.]'
 like "work left over at the end runs extra windows" "$out" '# 3 windows of 10 ms \(1 after the trace\)'
 like "misses of the carried-over work" "$out" 'Misses +: 2 of 2 jobs'
+# The optimum's first window runs where the run starts, as every governor's: 0.5 M cycles at the
+# default start, the top (V 1): 500,000; from 100 MHz (V 0.25), 0.0625 a cycle: 31,250.
+like "the optimum's first window runs at the starting point, the top by default" \
+        "$("$replay" --work --opp 100MHz,400MHz --governor powersave --interval 10ms --static-power 0 \
+                --summary - <<<500000)" 'Energy +: 500000[^0-9.].*Optimum energy +: 500000 \(1\.0000 of this run\)'
+like "... and at --initial when given" \
+        "$("$replay" --work --opp 100MHz,400MHz --governor performance --initial 100MHz --interval 10ms \
+                --static-power 0 --summary - <<<500000)" 'Optimum energy +: 31250 '
 like "no optimum when even the top misses" "$("$replay" --work --opp 100MHz --governor performance \
         --interval 10ms --summary - <<<3000000)" 'Optimum energy +: none'
 

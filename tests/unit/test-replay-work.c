@@ -243,30 +243,43 @@ START_TEST(test_optimum_by_hand) {
         /* Each window's work by its end: 200 MHz for the first (1.5 M x 1), then 100 MHz
          * (0.5 M x 0.25 + 1 M x 0.25) = 1,875,000. */
         trace_of(&tr, cycles, due_window, 3);
-        ck_assert_int_eq(work_optimum(&m, both, 2, &tr, 0, &e), 1);
+        ck_assert_int_eq(work_optimum(&m, both, 2, SIZE_MAX, &tr, 0, &e), 1);
         ck_assert(close_to(e, 1875000.0L));
         /* Only the slow point allowed: the first window cannot finish in time. */
-        ck_assert_int_eq(work_optimum(&m, both, 1, &tr, 0, &e), 0);
+        ck_assert_int_eq(work_optimum(&m, both, 1, SIZE_MAX, &tr, 0, &e), 0);
         work_trace_done(&tr);
 
         /* The first job due at 20 ms: 100 MHz throughout carries 0.5 M over and still meets every
          * deadline (the first job ends at 15 ms, the second at 20 ms): 3 M x 0.25 = 750,000. */
         trace_of(&tr, cycles, due_later, 3);
-        ck_assert_int_eq(work_optimum(&m, both, 2, &tr, 0, &e), 1);
+        ck_assert_int_eq(work_optimum(&m, both, 2, SIZE_MAX, &tr, 0, &e), 1);
+        ck_assert(close_to(e, 750000.0L));
+        /* A governor's first window runs where the device started. From 200 MHz: 1.5 M x 1 there,
+         * then 100 MHz (0.5 M x 0.25 + 1 M x 0.25) = 1,875,000; from 100 MHz, as free. */
+        ck_assert_int_eq(work_optimum(&m, both, 2, 1, &tr, 0, &e), 1);
+        ck_assert(close_to(e, 1875000.0L));
+        ck_assert_int_eq(work_optimum(&m, both, 2, 0, &tr, 0, &e), 1);
         ck_assert(close_to(e, 750000.0L));
         work_trace_done(&tr);
 
+        /* Work due within the first window: a start at 100 MHz misses it, whatever follows. */
+        trace_of(&tr, cycles, due_window, 3);
+        ck_assert_int_eq(work_optimum(&m, both, 2, 0, &tr, 0, &e), 0);
+        ck_assert_int_eq(work_optimum(&m, both, 2, 1, &tr, 0, &e), 1);
+        ck_assert(close_to(e, 1875000.0L));
+        work_trace_done(&tr);
+
         trace_of(&tr, too_much, due_window, 1);
-        ck_assert_int_eq(work_optimum(&m, both, 2, &tr, 0, &e), 0);
+        ck_assert_int_eq(work_optimum(&m, both, 2, SIZE_MAX, &tr, 0, &e), 0);
         work_trace_done(&tr);
 
         /* Past the states it may examine (2 for the first window, up to 4 for the second), the search
          * stops: -E2BIG, and *ret untouched. */
         trace_of(&tr, cycles, due_later, 3);
         e = -1.0L;
-        ck_assert_int_eq(work_optimum(&m, both, 2, &tr, 3, &e), -E2BIG);
+        ck_assert_int_eq(work_optimum(&m, both, 2, SIZE_MAX, &tr, 3, &e), -E2BIG);
         ck_assert(e == -1.0L);
-        ck_assert_int_eq(work_optimum(&m, both, 2, &tr, 100, &e), 1);
+        ck_assert_int_eq(work_optimum(&m, both, 2, SIZE_MAX, &tr, 100, &e), 1);
         ck_assert(close_to(e, 750000.0L));
         work_trace_done(&tr);
         done(&m, &t);
@@ -274,16 +287,17 @@ START_TEST(test_optimum_by_hand) {
         /* Static power 0.1 of 200 MHz x 1 V^2 for 10 ms: 200,000 x V a window. */
         model(&m, &t, f, NULL, 2, 10000, 0.1L);
         trace_of(&tr, cycles, due_window, 3);
-        ck_assert_int_eq(work_optimum(&m, both, 2, &tr, 0, &e), 1);
+        ck_assert_int_eq(work_optimum(&m, both, 2, SIZE_MAX, &tr, 0, &e), 1);
         ck_assert(close_to(e, 1875000.0L + 200000.0L + 100000.0L + 100000.0L));
         work_trace_done(&tr);
         done(&m, &t);
 }
 END_TEST
 
-/* The least energy over every sequence of `len` points; windows after the trace only while work
- * is left. Returns whether any sequence had no miss. */
-static bool brute_force(const struct work_model *m, const struct work_trace *tr, size_t len, long double *best) {
+/* The least energy over every sequence of `len` points whose first is `first` (SIZE_MAX: any);
+ * windows after the trace only while work is left. Returns whether any sequence had no miss. */
+static bool brute_force(
+        const struct work_model *m, const struct work_trace *tr, size_t first, size_t len, long double *best) {
         size_t n_seq = 1;
         bool found = false;
 
@@ -293,7 +307,7 @@ static bool brute_force(const struct work_model *m, const struct work_trace *tr,
                 struct work_sim s;
                 struct work_window w;
                 size_t c = code;
-                bool valid = true;
+                bool valid = first >= m->n || code % m->n == first;
 
                 work_sim_init(&s, m);
                 for (size_t k = 0; k < len && valid; k++) {
@@ -322,7 +336,7 @@ START_TEST(test_optimum_brute_force) {
         for (int round = 0; round < 400; round++) {
                 uint64_t f[4];
                 uint32_t uv[4];
-                size_t n_points = 2 + (size_t) (rand_r(&seed) % 3), all[4] = { 0, 1, 2, 3 };
+                size_t n_points = 2 + (size_t) (rand_r(&seed) % 3), all[4] = { 0, 1, 2, 3 }, first;
                 bool volts = rand_r(&seed) % 2, found = false;
                 struct df_opp_table t;
                 struct work_model m;
@@ -345,17 +359,21 @@ START_TEST(test_optimum_brute_force) {
                                         &tr, (uint64_t) (rand_r(&seed) % 3000000),
                                         deadlines[rand_r(&seed) % ELEMENTSOF(deadlines)]),
                                 0);
-                r = work_optimum(&m, all, n_points, &tr, 0, &opt);
+                /* The first window at any point, or at a given one as under a governor. */
+                first = rand_r(&seed) % 2 ? SIZE_MAX : (size_t) (rand_r(&seed) % n_points);
+                r = work_optimum(&m, all, n_points, first, &tr, 0, &opt);
                 ck_assert_int_ge(r, 0);
                 /* Deadlines reach at most 25 ms past the last window's start: two windows more. */
                 for (size_t len = tr.n; len <= tr.n + 2; len++) {
                         long double e = 0;
-                        if (brute_force(&m, &tr, len, &e) && (!found || e < best)) {
+                        if (brute_force(&m, &tr, first, len, &e) && (!found || e < best)) {
                                 best = e;
                                 found = true;
                         }
                 }
-                ck_assert_int_eq(r, found);
+                ck_assert_msg(
+                        r == found, "round %d (first %zu): optimum says %d, brute force %d", round, first, r,
+                        found);
                 feasible += found;
                 if (found)
                         ck_assert_msg(
