@@ -88,18 +88,16 @@ void node_cooling_uncap(struct df_node *n, char *min, char *max) {
 }
 
 uint64_t node_cooling_cap(struct df_node *n) {
-        _cleanup_free_ uint64_t *points = NULL;
-        size_t count = 0;
         uint64_t state, cap;
 
         assert(n);
 
-        if (n->root_fd < 0)
+        if (n->root_fd < 0 || n->n_points == 0)
                 return 0;
         state = cooling_state(n);
-        if (state == 0 || df_node_read_frequencies(n, 0, &points, &count) < 0 || count == 0)
+        if (state == 0)
                 return 0;
-        cap = points[state < count ? count - 1 - state : 0];
+        cap = n->points[state < n->n_points ? n->n_points - 1 - state : 0];
         /* devfreq_cooling_set_cur_state() asks for a maximum as a devfreq request: 266666666 Hz
          * shows as 266667000. */
         return n->kind == DF_KIND_DEVFREQ ? node_devfreq_shown(cap, true) : cap;

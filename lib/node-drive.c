@@ -232,18 +232,17 @@ const struct df_backend_ops df_node_backend_ops = {
 
 /* kernel: cpufreq_set_policy() since 5.16 resolves a policy's limits to its table, the maximum to
  * the highest point at or under it, the minimum to the lowest at or over it (__resolve_freq()). */
-static uint64_t resolved_limit(struct df_node *n, uint64_t written, bool is_max) {
-        _cleanup_free_ uint64_t *points = NULL;
-        size_t count = 0;
+static uint64_t resolved_limit(const struct df_node *n, uint64_t written, bool is_max) {
         int i;
 
-        if (!n->has_table || df_node_read_frequencies(n, 0, &points, &count) < 0 || count == 0)
+        if (n->n_points == 0)
                 return written;
         /* Past either end of the table: the nearest end (cpufreq_frequency_table_target()). */
-        i = is_max ? df_freqs_floor(points, count, written) : df_freqs_ceil(points, count, written);
+        i = is_max ? df_freqs_floor(n->points, n->n_points, written) :
+                     df_freqs_ceil(n->points, n->n_points, written);
         if (i < 0)
-                return is_max ? points[0] : points[count - 1];
-        return points[i];
+                return is_max ? n->points[0] : n->points[n->n_points - 1];
+        return n->points[i];
 }
 
 /* Whether a limit read back is the one written: devfreq keeps its limits in kHz (the maximum
@@ -338,9 +337,20 @@ void df_node_found_range(const struct df_node *n, uint64_t *ret_min, uint64_t *r
 static bool kernel_clamped(struct df_node *n, uint64_t seen) {
         uint64_t min, max, bound;
 
-        if (n->kind != DF_KIND_CPUFREQ || df_attr_read_u64(n->dirfd, node_attrs(n)->min, &min) < 0 ||
-            df_attr_read_u64(n->dirfd, node_attrs(n)->max, &max) < 0)
+        if (n->kind != DF_KIND_CPUFREQ)
                 return false;
+        /* Read at every evaluation while the clamp lasts: kept open, like the applied value (the
+         * userspace drive writes neither limit, so min_fd and max_fd are free for it). */
+        if (n->min_fd < 0)
+                n->min_fd = df_attr_open(n->dirfd, node_attrs(n)->min, O_RDONLY);
+        if (n->max_fd < 0)
+                n->max_fd = df_attr_open(n->dirfd, node_attrs(n)->max, O_RDONLY);
+        if (n->min_fd < 0 || n->max_fd < 0 || df_attr_pread_u64(n->min_fd, &min) < 0 ||
+            df_attr_pread_u64(n->max_fd, &max) < 0) {
+                n->min_fd = safe_close(n->min_fd);
+                n->max_fd = safe_close(n->max_fd);
+                return false;
+        }
         min = node_to_hz(n, min);
         max = node_to_hz(n, max);
         if (n->written >= min && n->written <= max)

@@ -130,6 +130,7 @@ struct df_node *df_node_free(struct df_node *n) {
         free(n->path);
         free(n->name);
         free(n->cpus);
+        free(n->points);
         free(n);
         return NULL;
 }
@@ -180,6 +181,8 @@ static int open_devfreq(struct df_node *n) {
                 n->has_table = true;
                 n->hw_min = f[0];
                 n->hw_max = f[k - 1];
+                n->points = TAKE_PTR(f);
+                n->n_points = k;
         }
         return 0;
 }
@@ -208,8 +211,11 @@ static int open_cpufreq(struct df_node *n) {
         free(text);
         text = NULL;
         if (node_read_text(n->dirfd, "scaling_available_frequencies", &text) >= 0 &&
-            df_parse_frequency_list(text, df_kind_unit_hz(DF_KIND_CPUFREQ), &f, &k) >= 0)
+            df_parse_frequency_list(text, df_kind_unit_hz(DF_KIND_CPUFREQ), &f, &k) >= 0) {
                 n->has_table = true;
+                n->points = TAKE_PTR(f);
+                n->n_points = k;
+        }
         return 0;
 }
 

@@ -55,14 +55,19 @@ struct df_node {
 
         bool has_userspace; /* the kernel offers its userspace governor */
         bool has_table;     /* the kernel lists frequencies (not intel_pstate-like) */
-        uint64_t hw_min;    /* Hz */
+        /* That list, Hz ascending, read once at open: the kernel fixes it when it registers the
+         * node (devfreq's freq_table, the policy's frequency table). NULL without has_table. */
+        uint64_t *points;
+        size_t n_points;
+        uint64_t hw_min; /* Hz */
         uint64_t hw_max;
         unsigned *cpus; /* cpufreq: related_cpus */
         size_t n_cpus;
 
         enum df_node_drive drive;
         int applied_fd; /* set_freq / scaling_setspeed, kept open */
-        int min_fd;     /* min_freq / scaling_min_freq, kept open */
+        int min_fd;     /* min_freq / scaling_min_freq, kept open (read-only under the userspace
+                         * drive, once the policy's limits clamp the value written) */
         int max_fd;
         bool has_written;
         uint64_t written; /* Hz, last value written to the applied-value attribute */

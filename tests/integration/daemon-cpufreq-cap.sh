@@ -32,6 +32,33 @@ client_stop b
 is "... the kernel's clamp is taken for no other writer" "$(grep -c 'by another writer' "$daemon_log")" 0
 is "... and no error on the device" "$(dget cpu0 LastError)" ""
 is "... CurrentFrequency says what the policy runs at: the cap" "$(dget cpu0 CurrentFrequency)" 1200000000
+# Under the clamp every evaluation reads the policy's limits: they stay open, like scaling_setspeed,
+# and the frequency table is the one read at open. strace sees three evaluations.
+strace -y -e trace=open,openat,openat2,pread64 -o "$tmp/strace.clamp" -p "$daemon_pid" 2>"$tmp/strace.clamp.err" &
+strace_pid=$!
+track $strace_pid
+attached() { grep -q attached "$tmp/strace.clamp.err"; }
+if wait_until 20 attached; then
+        client_start s
+        for mhz in 1000 1100 1300; do client_cmd s add cpu0 min-frequency ${mhz}000000 >/dev/null; done
+        client_stop s
+        kill -INT $strace_pid
+        wait $strace_pid 2>/dev/null || true
+        untrack $strace_pid
+        count() { grep -c -E "$1" "$tmp/strace.clamp" || true; }
+        check "three evaluations under the clamp read scaling_setspeed each" \
+                test "$(count '^pread64\([0-9]+<[^>]*/scaling_setspeed>')" -ge 3
+        check "... and scaling_max_freq, from a descriptor kept open" \
+                test "$(count '^pread64\([0-9]+<[^>]*/scaling_max_freq>')" -ge 3
+        is "... which none of them opens, nor the frequency table" \
+                "$(count '^open.*"(scaling_min_freq|scaling_max_freq|scaling_available_frequencies)"')" 0
+else
+        not_ok "strace attaches to devfreqd"
+        tap_value "strace:" "$(cat "$tmp/strace.clamp.err")"
+        kill $strace_pid 2>/dev/null || true
+        wait $strace_pid 2>/dev/null || true
+        untrack $strace_pid
+fi
 kwrite "$policy0/scaling_setspeed" 800000 # another tool, under the cap
 client_start f
 like "another writer sets 800 MHz under the cap; an evaluation" "$(client_cmd f add cpu0 min-frequency 800000000)" '^ok '
