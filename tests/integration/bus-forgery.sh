@@ -37,13 +37,12 @@ noc() { forge_both /org/freedesktop/DBus org.freedesktop.DBus NameOwnerChanged s
 
 mget() { getv "$manager_path" "$manager_iface" "$1"; }
 owned() { [[ $(bctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s "$1") == *true* ]]; }
-# mark; since: the daemon's log lines after the mark.
+# mark: the length of the daemon's log now, for log_after and unlogged_since.
 mark() { log_mark=$(wc -l <"$daemon_log"); }
-since() { tail -n +$((log_mark + 1)) "$daemon_log"; }
 # round_trip: a call after the forged signals; the daemon handles its socket in order, so the
 # signals were handled (or dropped) before the answer comes.
 round_trip() { mcall GetDevice s gpu >/dev/null; }
-refused_logged() { grep -q "Dropped a signal" < <(since); }
+refused_logged() { grep -q "Dropped a signal" < <(log_after "$log_mark"); }
 forge_pids=()
 
 make_root
@@ -81,7 +80,7 @@ noc "('$victim', '$victim', '')"
 round_trip
 is "a forged NameOwnerChanged (broadcast and unicast) releases nothing" "$(dget gpu Requests | wc -w)" "4"
 check "... the unicast is dropped, and the log says so at debug level" refused_logged
-check "... and says nothing of the victim leaving" bash -c "! grep -q 'left the bus' <(tail -n +$((log_mark + 1)) '$daemon_log')"
+check "... and says nothing of the victim leaving" unlogged_since "$log_mark" 'left the bus'
 client_kill victim
 released() { [[ $(dget gpu Requests) == "0" ]]; }
 check "the bus driver's own signal, when the victim really leaves, releases its requests" wait_until $((5 * slow)) released
@@ -102,7 +101,7 @@ noc "('org.freedesktop.PolicyKit1', '', '$forger')"
 round_trip
 like "after a forged 'polkit appeared' the member is still allowed by the groups" \
         "$(client_cmd member add gpu min-frequency 0)" '^ok '
-check "... and the daemon never believed polkit was there" bash -c "! grep -q 'polkit is on the bus' <(tail -n +$((log_mark + 1)) '$daemon_log')"
+check "... and the daemon never believed polkit was there" unlogged_since "$log_mark" 'polkit is on the bus'
 client_stop member
 
 # ================================================================ logind's PrepareForSleep
@@ -220,7 +219,7 @@ diag "flood: $(cat "$tmp/flood1.out") flips and $(cat "$tmp/flood2.out") disconn
 is "during the flood every legitimate AddRequest and Remove was answered" "$answered" "$calls"
 check "... there were some" test "$calls" -gt 0
 is "the flood switched no profile" "$(mget ActiveProfile)" "balanced"
-check "... logged no switch" bash -c "! grep -q 'Profile .* is active' <(tail -n +$((log_mark + 1)) '$daemon_log')"
+check "... logged no switch" unlogged_since "$log_mark" 'Profile .* is active'
 check "the daemon answers at once after the flood" serving gpu
 client_stop legit
 
@@ -260,7 +259,7 @@ start_daemon
 mark
 forge --to "$name" /org/freedesktop/DBus org.freedesktop.DBus NameOwnerChanged sss "(':1.1', ':1.1', '')" >/dev/null
 round_trip
-check "the shipped policy keeps other users' unicast signals from devfreqd" bash -c "! grep -q 'Dropped a signal' <(tail -n +$((log_mark + 1)) '$daemon_log')"
+check "the shipped policy keeps other users' unicast signals from devfreqd" unlogged_since "$log_mark" 'Dropped a signal'
 forge --as root --to "$name" /org/freedesktop/DBus org.freedesktop.DBus NameOwnerChanged sss "(':1.1', ':1.1', '')" >/dev/null
 round_trip
 check "... while root's still reaches it, and is dropped by the daemon" wait_until $((5 * slow)) refused_logged

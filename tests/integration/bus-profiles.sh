@@ -293,7 +293,7 @@ reload_quietly() {
         local k t lines
         k=$(ktotal) t=$(dget gpu TransitionCount) lines=$(wc -l <"$daemon_log")
         mcall Reload
-        echo "$(($(ktotal) - k)) $(($(dget gpu TransitionCount) - t)) $(tail -n +$((lines + 1)) "$daemon_log" |
+        echo "$(($(ktotal) - k)) $(($(dget gpu TransitionCount) - t)) $(log_after "$lines" |
                 grep -cE 'gpu: [0-9.]+ [kMG]?Hz$' || true)"
 }
 mcall SetProfile s saver
@@ -376,18 +376,17 @@ EOF
 rm -f "$tmp/state/state"
 since=$(wc -l <"$daemon_log")
 start_daemon
-log_since() { tail -n +$((since + 1)) "$daemon_log"; }
 is "a start under a profile that sets a clamped device's governor: the kernel runs the profile's" \
         "$(mget ActiveProfile) $(kread $dmc/governor)" "cool powersave"
-is "... and the configured governor was never written" "$(log_since | grep -o 'dmc: kernel governor set to .*')" \
+is "... and the configured governor was never written" "$(log_after "$since" | grep -o 'dmc: kernel governor set to .*')" \
         "dmc: kernel governor set to powersave"
 since=$(wc -l <"$daemon_log")
 mcall Reload
-is "a Reload under it writes no governor" "$(kread $dmc/governor) $(log_since | grep -c 'kernel governor set')" \
+is "a Reload under it writes no governor" "$(kread $dmc/governor) $(log_after "$since" | grep -c 'kernel governor set')" \
         "powersave 0"
 mcall SetProfile s ''
 is "leaving the profile writes the configured governor" \
-        "$(kread $dmc/governor) $(log_since | grep -o 'dmc: kernel governor set to .*')" \
+        "$(kread $dmc/governor) $(log_after "$since" | grep -o 'dmc: kernel governor set to .*')" \
         "performance dmc: kernel governor set to performance"
 stop_daemon
 is "the original governor is back at exit" "$(kread $dmc/governor)" "simple_ondemand"
@@ -428,7 +427,7 @@ stop_daemon
 # removes the active profile.
 sed -i '/^default-profile = cool$/d' "$tmp/devfreqd.conf"
 kwrite "$dmc/governor" powersave
-governor_writes() { log_since | grep -o 'dmc: kernel governor set to .*' | tr '\n' ';'; }
+governor_writes() { log_after "$since" | grep -o 'dmc: kernel governor set to .*' | tr '\n' ';'; }
 since=$(wc -l <"$daemon_log")
 start_daemon
 is "a start with a governor saved writes that one only" "$(kread $dmc/governor) $(governor_writes)" "performance "

@@ -94,7 +94,7 @@ becomes "the device has no request: the one whose reply failed is gone" "ao 0" r
 becomes "... its range is unrestricted again (MinFrequency MaxFrequency QosMaxFrequency)" "$free_range" range
 becomes "... and max_freq in sysfs holds the unrestricted value again" "$free_max" max_freq
 logged check "... while its caller is still on the bus" on_bus a "$unique"
-logged contains "the daemon says why it removed the request" "$(tail -n +$((log_at + 1)) "$daemon_log")" \
+logged contains "the daemon says why it removed the request" "$(log_after "$log_at")" \
         "dmc: cannot reply to AddRequest, removing its request: No buffer space available"
 
 monitor_flush

@@ -42,14 +42,14 @@ like "a 400 MHz floor" "$(client_cmd b add gpu min-frequency 400000000)" '^ok '
 log_at=$(wc -l <"$daemon_log")
 cool 1 # hot: the top point goes
 like "an update of the request while the cap is on" "$(client_cmd b add gpu max-frequency 700000000)" '^ok '
-after=$(tail -n +$((log_at + 1)) "$daemon_log")
+after=$(log_after "$log_at")
 is "... takes the cap for no other writer's" "$(grep -c 'by another writer' <<<"$after" || true)" 0
 is "... and keeps its own range" "$(dget gpu MaxFrequency)" 700000000
 cool 3 # hotter: the cap is under devfreqd's floor, which the kernel lowers to it
 is "... the kernel shows 300 MHz for both limits" "$(kread "$gpu/min_freq") $(kread "$gpu/max_freq")" \
         "300000000 300000000"
 like "a third request while the cap is under the floor" "$(client_cmd b add gpu max-frequency 650000000)" '^ok '
-after=$(tail -n +$((log_at + 1)) "$daemon_log")
+after=$(log_after "$log_at")
 is "... the floor the cap lowered is the kernel's doing as well" "$(grep -c 'by another writer' <<<"$after" || true)" 0
 is "... and the range is devfreqd's own" "$(dget gpu MinFrequency) $(dget gpu MaxFrequency)" "400000000 650000000"
 cool 0
@@ -75,7 +75,7 @@ log_at=$(wc -l <"$daemon_log")
 kwrite /sys/class/thermal/cooling_device7/cur_state 2
 is "... cooling_device7 at state 2 caps the GPU at 400 MHz" "$(kread "$gpu/max_freq")" 400000000
 like "an update while it caps" "$(client_cmd d add gpu max-frequency 700000000)" '^ok '
-after=$(tail -n +$((log_at + 1)) "$daemon_log")
+after=$(log_after "$log_at")
 is "... takes its cap for no other writer's" "$(grep -c 'by another writer' <<<"$after" || true)" 0
 is "... and keeps its own range" "$(dget gpu MaxFrequency)" 700000000
 kwrite /sys/class/thermal/cooling_device7/cur_state 0

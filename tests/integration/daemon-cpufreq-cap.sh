@@ -87,7 +87,7 @@ like "... a 1.1 GHz floor (an evaluation, which reads the limits first)" \
         "$(client_cmd d add cpu0 min-frequency 1100000000)" '^ok '
 is "... reads back as 1.2 GHz" "$(kread "$policy0/scaling_min_freq")" 1200000
 like "... a third request (another evaluation)" "$(client_cmd d add cpu0 max-frequency 1900000000)" '^ok '
-after=$(tail -n +$((log_at + 1)) "$daemon_log")
+after=$(log_after "$log_at")
 is "... neither resolution is taken for another writer's" "$(grep -c 'by another writer' <<<"$after" || true)" 0
 client_stop d
 limits_are() { [[ "$(kread "$policy0/scaling_min_freq") $(kread "$policy0/scaling_max_freq")" == "$1" ]]; }

@@ -31,7 +31,6 @@ faults=$root/fakekernel.faults
 set_freq() { kread "$gpu/userspace/set_freq"; }
 gpu_at() { [[ $(set_freq) == "$1" && $(prop gpu CurrentFrequency) == "$1" ]]; }
 error_has() { [[ $(prop "$1" LastError) == *"$2"* ]]; }
-log_since() { tail -n +$(($1 + 1)) "$daemon_log" | grep -v 'no complete load sample' || true; }
 # One new sample for the gpu (its counters move), so it evaluates.
 gpu_load() { "$setload" "$busy" "$1" 100; }
 
@@ -52,7 +51,7 @@ for e in EBUSY EIO EINVAL ENODEV; do
                 not_ok "gpu, $e on set_freq: LastError says '${text[$e]}'"
                 diag "LastError: $(prop gpu LastError)"
         fi
-        contains "gpu, $e: the log names the attribute and the error" "$(log_since "$mark")" \
+        contains "gpu, $e: the log names the attribute and the error" "$(log_after "$mark")" \
                 "gpu: write $gpu/userspace/set_freq: ${text[$e]}"
         check "gpu, $e: the daemon keeps running" daemon_alive
         check "gpu, $e: still at its last good frequency (set_freq and CurrentFrequency)" gpu_at 800000000
@@ -62,7 +61,7 @@ for e in EBUSY EIO EINVAL ENODEV; do
         gpu_load 100
         await "gpu goes back up" 5 gpu_at 800000000
 done
-contains "a write that works again is logged" "$(log_since 0)" "gpu: writing works again"
+contains "a write that works again is logged" "$(log_after 0)" "gpu: writing works again"
 
 # --- the dmc: no userspace governor, min_freq/max_freq pinned; percent load samples every tick
 dmc_at() {
@@ -82,14 +81,14 @@ for e in EBUSY EIO EINVAL ENODEV; do
                 not_ok "dmc, $e on max_freq: LastError says '${text[$e]}'"
                 diag "LastError: $(prop dmc LastError)"
         fi
-        contains "dmc, $e: the log names the attribute and the error" "$(log_since "$mark")" \
+        contains "dmc, $e: the log names the attribute and the error" "$(log_after "$mark")" \
                 "dmc: write $dmc/max_freq: ${text[$e]}"
-        retried() { grep -q "^<7>dmc: write $dmc/max_freq: ${text[$e]} (again)" < <(log_since "$mark"); }
+        retried() { grep -q "^<7>dmc: write $dmc/max_freq: ${text[$e]} (again)" < <(log_after "$mark"); }
         await "dmc, $e: a later tick retries and fails again" 5 retried
         check "dmc, $e: the daemon keeps running" daemon_alive
         check "dmc, $e: min_freq, max_freq and CurrentFrequency unchanged" dmc_at 200000000
         is "dmc, $e: the error was logged once at error level, not at every tick" \
-                "$(log_since "$mark" | grep -c "^<3>dmc: write $dmc/max_freq: ${text[$e]}")" 1
+                "$(log_after "$mark" | grep -c "^<3>dmc: write $dmc/max_freq: ${text[$e]}")" 1
         rm -f "$faults"
         check "dmc, $e removed: the next tick writes" wait_until 5 dmc_at 800000000
         "$setload" --percent "$dmc_load" 10
@@ -121,7 +120,7 @@ else
                 "CurrentFrequency $(prop dmc CurrentFrequency): the decision equal to the frequency last" \
                 "applied was not written again after the failed write"
 fi
-contains "... and the log says writing works again" "$(log_since "$mark")" "dmc: writing works again"
+contains "... and the log says writing works again" "$(log_after "$mark")" "dmc: writing works again"
 
 # --- a foreign writer changes set_freq behind the daemon's back
 gpu_load 10
@@ -134,7 +133,7 @@ await "... and logged with both values" 5 logged_since "$mark" \
         "userspace/set_freq was changed to 600 MHz by another writer (devfreqd wrote 200 MHz); overwriting"
 like "... and recorded in LastError" "$(prop gpu LastError)" 'another writer'
 is "... the overwrite is no write that 'works again' (none failed)" \
-        "$(log_since "$mark" | grep -c 'writing works again' || true)" 0
+        "$(log_after "$mark" | grep -c 'writing works again' || true)" 0
 
 # --- a foreign writer switches the kernel governor (userspace/set_freq disappears with it)
 mark=$(wc -l <"$daemon_log")
@@ -167,7 +166,7 @@ gpu_load 50
 gone() { ! bctl call org.devfreqd.Devfreq1 /org/devfreqd/Devfreq1 org.devfreqd.Devfreq1.Manager GetDevice s gpu \
         >/dev/null 2>&1; }
 check "a removed device directory detaches the device: its bus object is gone" wait_until 5 gone
-contains "... and the log says so" "$(log_since "$mark")" "gpu: $gpu is gone, detaching the device"
+contains "... and the log says so" "$(log_after "$mark")" "gpu: $gpu is gone, detaching the device"
 like "... ListDevices has the cpu and the dmc only" \
         "$(bctl call org.devfreqd.Devfreq1 /org/devfreqd/Devfreq1 org.devfreqd.Devfreq1.Manager ListDevices)" \
         '^a\(so\) 2 "cpu" "[^"]*" "dmc" "[^"]*"$'

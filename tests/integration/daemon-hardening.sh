@@ -117,7 +117,7 @@ echo "${gpu#/}/governor EBUSY" >"$faults"
 log_at=$(wc -l <"$daemon_log")
 stop_daemon
 : >"$faults"
-after=$(tail -n +$((log_at + 1)) "$daemon_log")
+after=$(log_after "$log_at")
 is "SIGTERM, the gpu's governor refused: devfreqd exits 1 (systemd sees the stop fail)" "$daemon_status" 1
 contains "... the refusal is logged with the reason" "$after" \
         "gpu: restoring the original settings of $gpu failed: write $gpu/governor: Device or resource busy"
@@ -146,7 +146,7 @@ $(dmc_clamp_section)
 EOF
 log_at=$(wc -l <"$daemon_log")
 start_daemon
-after=$(tail -n +$((log_at + 1)) "$daemon_log")
+after=$(log_after "$log_at")
 contains "a leftover node's failed restore is logged with the reason" "$after" \
         "restoring the original settings failed, keeping them to retry: write $gpu/max_freq: Device or resource busy"
 check "... and its record stays" grep -q "$gpu" "$orig_file"
@@ -173,7 +173,7 @@ mv "$orig_file.new" "$orig_file"
 printf '[daemon]\nautodiscover = no\n' >"$tmp/devfreqd.conf"
 log_at=$(wc -l <"$daemon_log")
 start_daemon
-after=$(tail -n +$((log_at + 1)) "$daemon_log")
+after=$(log_after "$log_at")
 is "a first-release (six-field) record is restored" "$(kread "$gpu/governor")" simple_ondemand
 contains "... and logged" "$after" "$gpu: original settings restored (left by an earlier run)"
 is "a governor the node does not offer is not written" "$(cat "$root$dmc/governor" "$root$dmc/max_freq")" \
@@ -233,7 +233,7 @@ mkdir -p "$tmp/state"
 } >"$tmp/state/state"
 log_at=$(wc -l <"$daemon_log")
 start_daemon
-contains "a state record with NUL bytes is ignored, line 2" "$(tail -n +$((log_at + 1)) "$daemon_log")" \
+contains "a state record with NUL bytes is ignored, line 2" "$(log_after "$log_at")" \
         "state:2: ignoring a malformed record"
 is "... the record after it applies" "$(prop gpu Governor)" "\"performance\""
 dcall gpu SetOperatingPoint tb 400000000 false

@@ -87,7 +87,7 @@ stop_daemon KILL
 log_at=$(wc -l <"$daemon_log")
 start_daemon
 contains "kill -9 after a hotplug: the next start restores the new node" \
-        "$(tail -n +$((log_at + 1)) "$daemon_log")" "$gpu0: original settings restored (left by an earlier run)"
+        "$(log_after "$log_at")" "$gpu0: original settings restored (left by an earlier run)"
 check "... and attaches it again" wait_until 5 on_bus gpu0
 
 # ================================================================ it goes, and comes back
@@ -131,7 +131,7 @@ uevent add devfreq /devices/platform/gpu0/devfreq/gpu0
 driven() { [[ $(kread "$gpu0/governor") == userspace ]]; }
 check "only the add is heard: the new node is driven as configured" wait_until $((5 * slow)) driven
 contains "... the log says the old one went and the path is attached afresh" \
-        "$(tail -n +$((log_at + 1)) "$daemon_log")" "gpu0: $gpu0 went away and came back; attaching it afresh"
+        "$(log_after "$log_at")" "gpu0: $gpu0 went away and came back; attaching it afresh"
 req_gone() { ! getp "$req" "$request_iface" Value >/dev/null 2>&1; }
 check "... the old device's request went with it" wait_until 5 req_gone
 check "... and gpu0 is on the bus" on_bus gpu0
@@ -198,7 +198,7 @@ check "offline again" wait_until 5 offline_again
 sed -i 's/^initial-frequency = 1.6GHz$/initial-frequency = 800MHz\nmax-frequency = 800MHz/' "$tmp/devfreqd.conf"
 check "a reload while a policy's CPUs are offline (nothing of it can be read) succeeds" eval 'mcall Reload >/dev/null'
 check "... and keeps the policy on the bus" on_bus cpu
-contains "... and says the new configuration waits for a CPU" "$(tail -n +$((log_at + 1)) "$daemon_log")" \
+contains "... and says the new configuration waits for a CPU" "$(log_after "$log_at")" \
         "cpu: every CPU of the policy is offline; the new configuration reaches it when one is back"
 echo "0 1" >"$root$policy0/affected_cpus"
 uevent online cpu /devices/system/cpu/cpu0
@@ -243,7 +243,7 @@ echo >"$root$policy0/affected_cpus"
 log_at=$(wc -l <"$daemon_log")
 start_daemon
 contains "a configured policy whose CPUs are all offline at start: start-up goes on, and the log says it waits" \
-        "$(tail -n +$((log_at + 1)) "$daemon_log")" \
+        "$(log_after "$log_at")" \
         "cpu: every CPU of $policy0 is offline; it is attached when one is back"
 check "... it is not on the bus" not_on_bus cpu
 echo "0 1" >"$root$policy0/affected_cpus"
@@ -273,7 +273,7 @@ clamp_conf
 log_at=$(wc -l <"$daemon_log")
 start_daemon
 contains "a new run with the policy offline cannot restore the crashed run's record yet" \
-        "$(tail -n +$((log_at + 1)) "$daemon_log")" "cannot open it to restore its original settings"
+        "$(log_after "$log_at")" "cannot open it to restore its original settings"
 echo "0 1" >"$root$policy0/affected_cpus"
 uevent online cpu /devices/system/cpu/cpu0
 uncapped() { [[ $(kread "$policy0/scaling_max_freq") == 2400000 ]]; }
@@ -320,7 +320,7 @@ start_daemon
 check "a clamp run caps the policy" wait_until 5 capped
 offline_and_dropped
 contains "a reload drops it: its restore fails while its CPUs are offline" \
-        "$(tail -n +$((log_at + 1)) "$daemon_log")" "cpu: restoring the original settings of $policy0 failed"
+        "$(log_after "$log_at")" "cpu: restoring the original settings of $policy0 failed"
 check "... its record stays" grep -q "^$policy0	" "$tmp/run/originals"
 online_again
 check "... a CPU back: the record is written back although nothing manages the policy" wait_until 5 uncapped
@@ -335,7 +335,7 @@ check "the policy configured again is capped again" wait_until 5 capped
 offline_and_dropped
 stop_daemon TERM
 is "SIGTERM while a dropped policy is still owed its restore: exit 1" "$daemon_status" 1
-contains "... the log says why" "$(tail -n +$((log_at + 1)) "$daemon_log")" \
+contains "... the log says why" "$(log_after "$log_at")" \
         "1 nodes devfreqd no longer manages kept its settings; their originals stay for devfreqd --restore"
 check "... its record stays for --restore" grep -q "^$policy0	" "$tmp/run/originals"
 cpus_back
@@ -348,8 +348,7 @@ check_restored "a dropped policy's record restored by --restore"
 printf '%s\n' "[daemon]" "autodiscover = no" "" "$(cpu_ondemand_section 50ms)" >"$tmp/devfreqd.conf"
 log_at=$(wc -l <"$daemon_log")
 start_daemon
-since_start() { tail -n +$((log_at + 1)) "$daemon_log"; }
-timers() { since_start | grep -c "$1" || true; }
+timers() { log_after "$log_at" | grep -c "$1" || true; }
 armed() { (($(timers 'A poll timer every 50000 us') >= $1)); }
 freed() { (($(timers 'No poll timer every 50000 us any more') >= 1)); }
 check "a policy on ondemand every 50 ms: a poll timer" wait_until 5 armed 1
@@ -387,7 +386,7 @@ printf '0 0\n' >"$busy.new" && mv -f "$busy.new" "$busy" # the driver resets its
 log_at=$(wc -l <"$daemon_log")
 sleep_signal false
 read_after_resume() {
-        [[ $(grep -A 1000 "Resumed from sleep" < <(tail -n +$((log_at + 1)) "$daemon_log")) == *"gpu: no complete load sample"* ]]
+        [[ $(grep -A 1000 "Resumed from sleep" < <(log_after "$log_at")) == *"gpu: no complete load sample"* ]]
 }
 check "... the first reading after the resume, counters reset, gives no sample" wait_until 10 read_after_resume
 "$setload" "$busy" 99 100

@@ -74,7 +74,7 @@ log_at=$(wc -l <"$daemon_log")
 like "the request is updated to 500 MHz" "$(client_cmd c update "$req" 500000000)" '^ok'
 is "... the other writer's 300 MHz is adopted as the outer bound" "$(kread "$gpu/max_freq")" 300000000
 is "... and shown on the bus" "$(dget ff9a0000.gpu MaxFrequency)" 300000000
-after=$(tail -n +$((log_at + 1)) "$daemon_log")
+after=$(log_after "$log_at")
 is "... the log says so once, with both values" \
         "$(grep -c 'max_freq was changed to 300000000 by another writer (devfreqd wrote 400000000)' <<<"$after")" 1
 client_stop c
@@ -142,7 +142,7 @@ stop_daemon
 client_stop h
 is "a stop with the floor in place: exit status 0" "$daemon_status" 0
 is "... min_freq and max_freq are the originals again" "$(gpu_range)" "200000000 600000000"
-contains "... the log says so" "$(tail -n +$((log_at + 1)) "$daemon_log")" \
+contains "... the log says so" "$(log_after "$log_at")" \
         "ff9a0000.gpu: original settings restored"
 is "... and the record is gone with it" "$(recorded_limits)" ""
 start_daemon

@@ -85,7 +85,7 @@ write_config performance 'upthreshhold = 80'
 bad_line=$(grep -n '^upthreshhold' "$tmp/devfreqd.conf" | cut -d: -f1)
 log_lines=$(wc -l <"$daemon_log")
 reload
-log_after=$(tail -n +$((log_lines + 1)) "$daemon_log")
+log_after=$(log_after "$log_lines")
 contains "SIGHUP, broken file: the log names file:line" "$log_after" "$tmp/devfreqd.conf:$bad_line:"
 contains "... and says the old configuration stays" "$log_after" "the old one stays in force"
 check "the daemon is still running" daemon_alive

@@ -170,7 +170,7 @@ EOF
 log_at=$(wc -l <"$daemon_log")
 start_daemon
 contains "the crashed clamp run's record cannot be restored at start (max_freq busy)" \
-        "$(tail -n +$((log_at + 1)) "$daemon_log")" "restoring the original settings failed, keeping them to retry"
+        "$(log_after "$log_at")" "restoring the original settings failed, keeping them to retry"
 rm -f "$root/fakekernel.faults"
 stop_daemon TERM
 check_restored "a record kept at start, SIGTERM"

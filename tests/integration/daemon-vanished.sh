@@ -63,7 +63,7 @@ check "... its end gives the policy's floor back ($orig_p0_min)" wait_until 10 p
 rm -rf "$root/sys/devices/platform/ff9a0000.gpu" "$root/sys/class/devfreq/ff9a0000.gpu"
 log_at=$(wc -l <"$daemon_log")
 stop_daemon
-after=$(tail -n +$((log_at + 1)) "$daemon_log")
+after=$(log_after "$log_at")
 is "the GPU's node gone unheard at SIGTERM: devfreqd exits cleanly" "$daemon_status" 0
 contains "... and says there was nothing to restore" "$after" "ff9a0000.gpu: $gpu is gone, nothing to restore"
 contains "... the policy it wrote is restored" "$after" "policy0: original settings restored"

@@ -51,7 +51,6 @@ faults=$root/fakekernel.faults
 fault() { printf '%s %s\n' "${1#/}" "$2" >>"$faults"; }
 no_fault() { rm -f "$faults"; }
 mark_log() { mark=$(wc -l <"$daemon_log"); }
-log_since() { tail -n +$((mark + 1)) "$daemon_log"; }
 error_has() { [[ $(dget "$1" LastError) == *"$2"* ]]; }
 # attr_is PATH VALUE...: each sysfs attribute has its value (pairs).
 attr_is() {
@@ -65,11 +64,11 @@ attr_is() {
 # and its errno, and the daemon keeps running.
 failed() {
         local label=$1 dev=$2 want="write $3: ${text[$4]}"
-        if wait_until 5 error_has "$dev" "$want" && [[ $(log_since | grep -cF "<3>$dev: $want") == 1 ]]; then
+        if wait_until 5 error_has "$dev" "$want" && [[ $(log_after "$mark" | grep -cF "<3>$dev: $want") == 1 ]]; then
                 ok "$label: LastError and one error line in the log say '$want'"
         else
                 not_ok "$label: LastError and one error line in the log say '$want'"
-                diag "LastError: $(dget "$dev" LastError)" "log: $(log_since | grep -F "$dev:" | tail -n 3)"
+                diag "LastError: $(dget "$dev" LastError)" "log: $(log_after "$mark" | grep -F "$dev:" | tail -n 3)"
         fi
         check "$label: the daemon keeps running" daemon_alive
 }
@@ -335,7 +334,7 @@ rm -rf "${root:?}$gpu"
 setf gpu 800000000
 gone() { ! mcall GetDevice s gpu >/dev/null 2>&1; }
 check "gpu directory removed: the device is detached (no bus object)" wait_until 5 gone
-contains "... and the log says so" "$(log_since)" "gpu: $gpu is gone, detaching the device"
+contains "... and the log says so" "$(log_after "$mark")" "gpu: $gpu is gone, detaching the device"
 check "... its request object is gone" wait_until 5 bash -c "! grep -qF '$req' < <(busctl --address='$bus_address' tree $name)"
 check "... the daemon keeps running" daemon_alive
 check "... the others are still served" serving dmc

@@ -110,9 +110,16 @@ await_first_sample() {
         exit 1
 }
 
+# log_after LINE: the daemon's log after its first LINE lines (a mark taken with
+# `wc -l <"$daemon_log"` before the step whose log lines the test reads).
+log_after() { tail -n +$(($1 + 1)) "$daemon_log"; }
+
 # logged_since LINE TEXT: the daemon's log has TEXT after its first LINE lines. What the daemon
 # logs after a write is not there yet when the write is seen: a test awaits it.
-logged_since() { grep -qF -- "$2" < <(tail -n +$(($1 + 1)) "$daemon_log"); }
+logged_since() { grep -qF -- "$2" < <(log_after "$1"); }
+
+# unlogged_since LINE REGEX: no line of the daemon's log after its first LINE lines matches REGEX.
+unlogged_since() { ! grep -q -- "$2" < <(log_after "$1"); }
 
 # log_tail: under a failed case, the tail of the daemon's log. A script that starts other services
 # redefines it to add theirs.

@@ -143,7 +143,7 @@ start_daemon
 check "at start the newer name's profile wins over the saved SetProfile choice" \
         wait_until $((5 * slow)) active_is "power-saver power-profiles-daemon"
 is "... read before any device is written: the saved choice is never applied in between" \
-        "$(tail -n +$((since + 1)) "$daemon_log" | grep -o 'Profile .* is active.*')" \
+        "$(log_after "$since" | grep -o 'Profile .* is active.*')" \
         "Profile power-saver is active (power-profiles-daemon)"
 
 # follow-power-profiles = no: the desktop's switch is not followed.
