@@ -17,8 +17,9 @@ then no harder in the bound than it is. The draws left are many and independent,
 misses stay near the expected ones: `allowance()` widens a misses budget by two standard
 deviations of a sum of independent misses, plus one, before a trace is called out of reach.
 
-Over those laws, the informed governor picks each window's point; it misses when the work exceeds
-the window's capacity at that point. Relaxed further in its favour, work it misses costs the
+Over those laws, the informed governor picks each window's point but the first's, which runs where
+the device starts (as under devfreq-replay and its optimum); it misses when the work exceeds the
+window's capacity at that point. Relaxed further in its favour, work it misses costs the
 least V^2 of the table and carries nothing into the next window. Minimising expected energy plus
 a price on expected misses, window by window, and searching the price until the expected misses
 reach the budget gives a lower bound on the expected energy of every causal governor with that
@@ -332,33 +333,37 @@ def bound(table, interval, window_laws, voltages, budget):
     return frontier(table, interval, window_laws, voltages)(budget)
 
 
-def frontier(table, interval, window_laws, voltages):
+def frontier(table, interval, window_laws, voltages, first=-1):
     """bound() as a function of the budget alone: each law's energy and misses at each point are
-    worked out once, for every budget asked after."""
+    worked out once, for every budget asked after. The first window runs at point `first` (an
+    index into the table; the top, where devfreq-replay starts a run, by default): a governor
+    chooses a point only after its first sample."""
     pts = points(table, voltages)
     top = pts[-1][0]
     top_cycles = top * interval // 1000000
     v_top, v_least = pts[-1][1], min(v for _, v in pts)
     caps = [f * interval // 1000000 for f, _ in pts]
+
+    def at(law, k):
+        """(expected energy, expected misses) of a window of `law` at point k."""
+        v, cap = pts[k][1], caps[k]
+        energy = STATIC_POWER * top * v_top * v * interval / 1e6
+        miss = 0.0
+        for share, q in law:
+            cycles = int(share * top_cycles)
+            done = min(cycles, cap)
+            energy += q * (done * v * v + (cycles - done) * v_least * v_least)
+            miss += q if cycles > cap else 0.0
+        return energy, miss
+
+    fixed = at(window_laws[0], first % len(pts)) if window_laws else (0.0, 0.0)
     counts = {}
-    for law in window_laws:
+    for law in window_laws[1:]:
         counts[law] = counts.get(law, 0) + 1
-    rows = []
-    for law, n in counts.items():
-        row = []
-        for (f, v), cap in zip(pts, caps):
-            energy = STATIC_POWER * top * v_top * v * interval / 1e6
-            miss = 0.0
-            for share, q in law:
-                cycles = int(share * top_cycles)
-                done = min(cycles, cap)
-                energy += q * (done * v * v + (cycles - done) * v_least * v_least)
-                miss += q if cycles > cap else 0.0
-            row.append((energy, miss))
-        rows.append((n, row))
+    rows = [(n, [at(law, k) for k in range(len(pts))]) for law, n in counts.items()]
 
     def solve(price):
-        energy = misses = 0.0
+        energy, misses = fixed
         for n, row in rows:
             e, m = min(row, key=lambda r: r[0] + price * r[1])
             energy += n * e
