@@ -10,32 +10,16 @@
 
 #include "devfreqctl.h"
 
-struct object {
-        char *path;
-        bool request;
-        struct props props;
-};
-
 struct monitor {
         struct ctl *c;
         sd_event *event;
-        struct object *v;
-        size_t n;
+        struct ctl_objects objects;
         struct prop rules; /* the manager's ThermalRules as last seen */
 };
 
-static void object_done(struct object *o) {
-        free(o->path);
-        props_done(&o->props);
-}
-
 static void monitor_clear(struct monitor *m) {
         prop_done(&m->rules);
-        for (size_t i = 0; i < m->n; i++)
-                object_done(&m->v[i]);
-        free(m->v);
-        m->v = NULL;
-        m->n = 0;
+        objects_clear(&m->objects);
 }
 
 static void monitor_done(struct monitor *m) {
@@ -43,19 +27,12 @@ static void monitor_done(struct monitor *m) {
         sd_event_unref(m->event);
 }
 
-static struct object *object_find(struct monitor *m, const char *path) {
-        for (size_t i = 0; i < m->n; i++)
-                if (streq(m->v[i].path, path))
-                        return &m->v[i];
-        return NULL;
-}
-
 /* Who a line is about: "gpu" for a device, "gpu: request 123" for a request. */
 static char *subject_of(struct monitor *m, const char *path, bool request) {
         _cleanup_free_ char *name = NULL, *device = NULL;
-        struct object *o = object_find(m, path);
+        struct ctl_object *o = objects_find(&m->objects, path);
         const char *device_path;
-        struct object *d;
+        struct ctl_object *d;
         char *s = NULL;
 
         if (object_name(path, &name) < 0)
@@ -64,7 +41,7 @@ static char *subject_of(struct monitor *m, const char *path, bool request) {
                 return o && *props_str(&o->props, "Name") ? strdup(props_str(&o->props, "Name")) :
                                                             TAKE_PTR(name);
         device_path = o ? props_str(&o->props, "Device") : "";
-        d = object_find(m, device_path);
+        d = objects_find(&m->objects, device_path);
         if (d && *props_str(&d->props, "Name"))
                 device = strdup(props_str(&d->props, "Name"));
         else if (object_name(device_path, &device) < 0)
@@ -75,7 +52,7 @@ static char *subject_of(struct monitor *m, const char *path, bool request) {
 }
 
 /* A request's Value reads in its type's unit; everything else as `show` has it. */
-static char *format_value(const struct object *o, const struct prop *p) {
+static char *format_value(const struct ctl_object *o, const struct prop *p) {
         char *text = NULL, buf[32];
 
         if (o && o->request && streq(p->name, "Value") && streq(p->signature, "t"))
@@ -83,26 +60,6 @@ static char *format_value(const struct object *o, const struct prop *p) {
         if (prop_format(p, o ? props_num(&o->props, "ThermalCap") : 0, ", ", &text) < 0)
                 return NULL;
         return text;
-}
-
-static int on_object(const char *path, const char *iface, struct props *ps, void *userdata) {
-        struct monitor *m = userdata;
-        struct object *o = object_find(m, path);
-
-        if (o) {
-                props_done(&o->props);
-                o->props = TAKE_GENERIC(*ps, struct props, (struct props){});
-                return 0;
-        }
-        o = GROW(m->v, m->n);
-        if (!o)
-                return -ENOMEM;
-        *o = (struct object){ .path = strdup(path), .request = streq(iface, IFACE_REQUEST) };
-        if (!o->path)
-                return -ENOMEM;
-        o->props = TAKE_GENERIC(*ps, struct props, (struct props){});
-        m->n++;
-        return 0;
 }
 
 /* The rules as they are now, to tell trips and releases from what was (none on an older daemon). */
@@ -119,22 +76,15 @@ static void load_rules(struct monitor *m) {
 /* Fill the cache; 0 when devfreqd is not on the bus (yet). */
 static int load(struct monitor *m) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
         monitor_clear(m);
-        r = sd_bus_call_method(
-                m->c->bus, BUS_NAME, OBJECT_ROOT, IFACE_OBJECT_MANAGER, "GetManagedObjects", &error, &reply,
-                NULL);
-        if (r < 0 &&
-            sd_bus_error_has_names(&error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
-                return 0;
-        if (r >= 0)
-                r = read_managed_objects(reply, on_object, m);
+        r = objects_load(&m->objects, m->c->bus, &error);
         if (r < 0)
                 return ctl_bus_error(NULL, &error, r), -1;
-        load_rules(m);
-        return 1;
+        if (r > 0)
+                load_rules(m);
+        return r;
 }
 
 static const struct ctl_rule *rule_find(const struct prop *rules, const char *name) {
@@ -197,7 +147,7 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         const char *path = sd_bus_message_get_path(msg), *iface, *name;
         _cleanup_(props_done) struct props changed = {};
         _cleanup_free_ char *subject = NULL;
-        struct object *o;
+        struct ctl_object *o;
         bool request;
         int r;
 
@@ -212,7 +162,7 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         subject = subject_of(m, path, request);
         if (!subject)
                 return -ENOMEM;
-        o = object_find(m, path);
+        o = objects_find(&m->objects, path);
 
         for (size_t i = 0; i < changed.n; i++) {
                 struct prop *p = &changed.v[i];
@@ -246,8 +196,8 @@ static int on_interface_added(const char *path, const char *iface, struct props 
         const char *reason;
         int r;
 
-        r = on_object(path, iface, ps, m);
-        if (r < 0)
+        r = objects_put(&m->objects, path, iface, ps);
+        if (r <= 0)
                 return r;
         subject = subject_of(m, path, request);
         if (!subject)
@@ -256,7 +206,7 @@ static int on_interface_added(const char *path, const char *iface, struct props 
                 printf("%s: device added\n", subject);
                 return 0;
         }
-        ps = &object_find(m, path)->props;
+        ps = &objects_find(&m->objects, path)->props;
         reason = props_str(ps, "Reason");
         printf("%s added (%s %s by %s%s%s%s)\n", subject, props_str(ps, "Type"),
                format_request_value(value, props_str(ps, "Type"), props_num(ps, "Value")),
@@ -275,26 +225,16 @@ static int on_interfaces_added(sd_bus_message *msg, void *userdata, sd_bus_error
 static int on_interfaces_removed(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         struct monitor *m = userdata;
         _cleanup_free_ char *subject = NULL;
-        const char *path, *iface;
-        struct object *o;
+        const char *path;
+        bool request;
 
-        if (sd_bus_message_read_basic(msg, 'o', &path) <= 0 || sd_bus_message_enter_container(msg, 'a', "s") < 0)
+        if (objects_removed(msg, &path, &request) <= 0)
                 return 0;
-        while (sd_bus_message_read_basic(msg, 's', &iface) > 0) {
-                bool request = streq(iface, IFACE_REQUEST);
-                if (!request && !streq(iface, IFACE_DEVICE))
-                        continue;
-                subject = subject_of(m, path, request);
-                if (!subject)
-                        return -ENOMEM;
-                printf("%s%s\n", subject, request ? " removed" : ": device removed");
-                o = object_find(m, path);
-                if (o) {
-                        object_done(o);
-                        *o = m->v[--m->n];
-                }
-                return 0;
-        }
+        subject = subject_of(m, path, request);
+        if (!subject)
+                return -ENOMEM;
+        printf("%s%s\n", subject, request ? " removed" : ": device removed");
+        (void) objects_remove(&m->objects, path);
         return 0;
 }
 

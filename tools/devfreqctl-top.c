@@ -22,13 +22,6 @@
 #include "devfreqctl.h"
 #include "units.h"
 
-struct object {
-        char *path;
-        bool request;
-        bool stale; /* changed: read again before the next redraw */
-        struct props props;
-};
-
 enum sort_key {
         SORT_NAME,
         SORT_FREQUENCY,
@@ -41,16 +34,15 @@ static const char *const sort_names[_SORT_MAX] = { "name", "frequency", "load" }
 struct top {
         struct ctl *c;
         sd_event *event;
-        struct object *v;
-        size_t n;
+        struct ctl_objects objects;
         struct props manager;
         bool present; /* devfreqd is on the bus */
         bool dirty;   /* redraw after this round of events */
         enum sort_key sort;
-        size_t selected;      /* index into the sorted devices */
-        char *selected_path;  /* and the device there, kept across sorts and changes */
-        char *detail;         /* the path of the device whose detail is open, or NULL */
-        struct object **rows; /* the devices, sorted as shown */
+        size_t selected;          /* index into the sorted devices */
+        char *selected_path;      /* and the device there, kept across sorts and changes */
+        char *detail;             /* the path of the device whose detail is open, or NULL */
+        struct ctl_object **rows; /* the devices, sorted as shown: into `objects`, rebuilt before use */
         size_t n_rows;
 };
 
@@ -61,16 +53,8 @@ static void *mfree(void *p) {
         return NULL;
 }
 
-static void object_done(struct object *o) {
-        free(o->path);
-        props_done(&o->props);
-}
-
 static void top_clear(struct top *t) {
-        for (size_t i = 0; i < t->n; i++)
-                object_done(&t->v[i]);
-        t->v = mfree(t->v);
-        t->n = 0;
+        objects_clear(&t->objects);
         t->rows = mfree(t->rows);
         t->n_rows = 0;
         props_done(&t->manager);
@@ -88,44 +72,6 @@ static void top_done(struct top *t) {
         sd_event_unref(t->event);
 }
 
-static struct object *object_find(struct top *t, const char *path) {
-        for (size_t i = 0; i < t->n; i++)
-                if (streq(t->v[i].path, path))
-                        return &t->v[i];
-        return NULL;
-}
-
-static int on_object(const char *path, const char *iface, struct props *ps, void *userdata) {
-        struct top *t = userdata;
-        struct object *o = object_find(t, path);
-
-        if (!streq(iface, IFACE_DEVICE) && !streq(iface, IFACE_REQUEST))
-                return 0;
-        if (!o) {
-                o = GROW(t->v, t->n);
-                if (!o)
-                        return -ENOMEM;
-                *o = (struct object){ .path = strdup(path), .request = streq(iface, IFACE_REQUEST) };
-                if (!o->path)
-                        return -ENOMEM;
-                t->n++;
-        } else
-                props_done(&o->props);
-        o->props = TAKE_GENERIC(*ps, struct props, (struct props){});
-        t->dirty = true;
-        return 0;
-}
-
-static void object_remove(struct top *t, const char *path) {
-        struct object *o = object_find(t, path);
-
-        if (!o)
-                return;
-        object_done(o);
-        *o = t->v[--t->n];
-        t->dirty = true;
-}
-
 /* Every object and the manager's properties; 0 when devfreqd is not on the bus (yet). */
 static int load(struct top *t) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -135,17 +81,9 @@ static int load(struct top *t) {
         top_clear(t);
         t->dirty = true;
         t->present = false;
-        r = sd_bus_call_method(
-                t->c->bus, BUS_NAME, OBJECT_ROOT, IFACE_OBJECT_MANAGER, "GetManagedObjects", &error, &reply,
-                NULL);
-        if (r < 0 &&
-            sd_bus_error_has_names(&error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
-                return 0;
-        if (r >= 0)
-                r = read_managed_objects(reply, on_object, t);
-        if (r < 0)
+        r = objects_load(&t->objects, t->c->bus, &error);
+        if (r <= 0)
                 return r;
-        reply = sd_bus_message_unref(reply);
         r = sd_bus_call_method(
                 t->c->bus, BUS_NAME, OBJECT_ROOT, IFACE_PROPERTIES, "GetAll", &error, &reply, "s",
                 IFACE_MANAGER);
@@ -159,7 +97,7 @@ static int load(struct top *t) {
 
 /* A device's properties again: what changed came with the signal, but Load, TargetFrequency and
  * TransitionCount never signal, so one read per changed device and redraw keeps the row whole. */
-static void reread(struct top *t, struct object *o) {
+static void reread(struct top *t, struct ctl_object *o) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         struct props ps = {};
@@ -179,7 +117,7 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         struct top *t = userdata;
         const char *path = sd_bus_message_get_path(msg), *iface;
         _cleanup_(props_done) struct props changed = {};
-        struct object *o;
+        struct ctl_object *o;
 
         if (sd_bus_message_read_basic(msg, 's', &iface) <= 0 || !path || props_read(msg, &changed) < 0)
                 return 0;
@@ -190,7 +128,7 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
                 t->dirty = true;
                 return 0;
         }
-        o = object_find(t, path);
+        o = objects_find(&t->objects, path);
         if (!o)
                 return 0;
         for (size_t i = 0; i < changed.n; i++)
@@ -199,6 +137,17 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         o->stale = !o->request;
         t->dirty = true;
         return 0;
+}
+
+/* A new object, or new properties for one: the rows are sorted again at the redraw. */
+static int on_object(const char *path, const char *iface, struct props *ps, void *userdata) {
+        struct top *t = userdata;
+        int r;
+
+        r = objects_put(&t->objects, path, iface, ps);
+        if (r > 0)
+                t->dirty = true;
+        return r;
 }
 
 static int on_interfaces_added(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -211,17 +160,15 @@ static int on_interfaces_added(sd_bus_message *msg, void *userdata, sd_bus_error
 
 static int on_interfaces_removed(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         struct top *t = userdata;
-        const char *path, *iface;
+        const char *path;
+        bool request;
 
-        if (sd_bus_message_read_basic(msg, 'o', &path) <= 0 || sd_bus_message_enter_container(msg, 'a', "s") < 0)
+        if (objects_removed(msg, &path, &request) <= 0)
                 return 0;
-        while (sd_bus_message_read_basic(msg, 's', &iface) > 0)
-                if (streq(iface, IFACE_DEVICE) || streq(iface, IFACE_REQUEST)) {
-                        object_remove(t, path);
-                        if (t->detail && streq(t->detail, path))
-                                t->detail = mfree(t->detail);
-                        break;
-                }
+        if (objects_remove(&t->objects, path))
+                t->dirty = true;
+        if (t->detail && streq(t->detail, path))
+                t->detail = mfree(t->detail);
         return 0;
 }
 
@@ -329,14 +276,14 @@ _printf_(3, 4) static void put_line(int y, int x, const char *fmt, ...) {
 
 /* --- drawing ----------------------------------------------------------------------------------- */
 
-static int compare_names(const struct object *a, const struct object *b) {
+static int compare_names(const struct ctl_object *a, const struct ctl_object *b) {
         return strcmp(props_str(&a->props, "Name"), props_str(&b->props, "Name"));
 }
 
 static enum sort_key current_sort;
 
 static int compare_rows(const void *x, const void *y) {
-        const struct object *a = *(struct object *const *) x, *b = *(struct object *const *) y;
+        const struct ctl_object *a = *(struct ctl_object *const *) x, *b = *(struct ctl_object *const *) y;
         const char *key = current_sort == SORT_FREQUENCY ? "CurrentFrequency" : "Load";
         uint64_t ka, kb;
 
@@ -362,12 +309,12 @@ static int sort_rows(struct top *t) {
         size_t n = 0;
 
         free(t->rows);
-        t->rows = calloc(t->n + 1, sizeof(struct object *));
+        t->rows = calloc(t->objects.n + 1, sizeof(struct ctl_object *));
         if (!t->rows)
                 return -ENOMEM;
-        for (size_t i = 0; i < t->n; i++)
-                if (!t->v[i].request)
-                        t->rows[n++] = &t->v[i];
+        for (size_t i = 0; i < t->objects.n; i++)
+                if (!t->objects.v[i].request)
+                        t->rows[n++] = &t->objects.v[i];
         t->n_rows = n;
         current_sort = t->sort;
         qsort(t->rows, n, sizeof(t->rows[0]), compare_rows);
@@ -455,7 +402,7 @@ static size_t bar_width(bool caps) {
         return w < 8 ? 0 : (size_t) MIN(w, 60);
 }
 
-static void draw_row(int y, const struct object *o, size_t width, bool caps, bool selected) {
+static void draw_row(int y, const struct ctl_object *o, size_t width, bool caps, bool selected) {
         const struct props *ps = &o->props;
         const struct prop *requests = props_get(ps, "Requests");
         char freq[DF_FREQ_STRING_MAX], cap[1 + CAP_W + DF_FREQ_STRING_MAX] = "", load[8], bar[64 + 4] = "";
@@ -516,17 +463,17 @@ static void draw_list(struct top *t) {
 
 /* --- a device's detail --------------------------------------------------------------------------- */
 
-static int draw_requests(struct top *t, const struct object *d, int y) {
+static int draw_requests(struct top *t, const struct ctl_object *d, int y) {
         size_t n = 0;
 
         attron(A_UNDERLINE);
         put_line(y++, 0, " %-14s %-12s %-10s %-16s %s", "TYPE", "VALUE", "OWNER", "APPLICATION", "REASON");
         attroff(A_UNDERLINE);
-        for (size_t i = 0; i < t->n && y < LINES - 2; i++) {
-                const struct props *ps = &t->v[i].props;
+        for (size_t i = 0; i < t->objects.n && y < LINES - 2; i++) {
+                const struct props *ps = &t->objects.v[i].props;
                 char value[32], owner[256], application[256];
 
-                if (!t->v[i].request || !streq(props_str(ps, "Device"), d->path))
+                if (!t->objects.v[i].request || !streq(props_str(ps, "Device"), d->path))
                         continue;
                 put_line(
                         y++, 0, " %-14s %-12s %s %s %s", props_str(ps, "Type"),
@@ -559,7 +506,7 @@ static int read_uint64s(sd_bus_message *m, uint64_t **ret, size_t *n) {
 }
 
 /* Time in state as a histogram, one line per frequency, bars scaled to the longest. */
-static void draw_histogram(struct top *t, const struct object *d, int y) {
+static void draw_histogram(struct top *t, const struct ctl_object *d, int y) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_free_ uint64_t *freqs = NULL, *times = NULL;
@@ -609,7 +556,7 @@ static void draw_qos(const struct props *ps, int *y) {
         put_line((*y)++, 0, " QoS:%s%s%s", a, b, c);
 }
 
-static void draw_detail(struct top *t, const struct object *d) {
+static void draw_detail(struct top *t, const struct ctl_object *d) {
         const struct props *ps = &d->props;
         char freq[DF_FREQ_STRING_MAX], min[DF_FREQ_STRING_MAX], max[DF_FREQ_STRING_MAX];
         int y = 2;
@@ -646,8 +593,8 @@ static void redraw(struct top *t) {
         if (sort_rows(t) < 0)
                 return;
         draw_header(t);
-        if (t->detail && object_find(t, t->detail))
-                draw_detail(t, object_find(t, t->detail));
+        if (t->detail && objects_find(&t->objects, t->detail))
+                draw_detail(t, objects_find(&t->objects, t->detail));
         else
                 draw_list(t);
         refresh();
@@ -733,10 +680,10 @@ static int on_quit(sd_event_source *s, const struct signalfd_siginfo *si, void *
 static int on_post(sd_event_source *s, void *userdata) {
         struct top *t = userdata;
 
-        for (size_t i = 0; i < t->n; i++)
-                if (t->v[i].stale) {
-                        t->v[i].stale = false;
-                        reread(t, &t->v[i]);
+        for (size_t i = 0; i < t->objects.n; i++)
+                if (t->objects.v[i].stale) {
+                        t->objects.v[i].stale = false;
+                        reread(t, &t->objects.v[i]);
                 }
         if (t->dirty)
                 redraw(t);

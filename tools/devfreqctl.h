@@ -80,6 +80,34 @@ typedef int (*managed_object_cb)(const char *path, const char *iface, struct pro
 int read_interfaces(sd_bus_message *m, const char *path, managed_object_cb cb, void *userdata);
 int read_managed_objects(sd_bus_message *m, managed_object_cb cb, void *userdata);
 
+/* tools/devfreqctl-objects.c: the daemon's device and request objects by path, for the commands
+ * that follow them (monitor, top). */
+struct ctl_object {
+        char *path;
+        bool request; /* a request, else a device */
+        bool stale;   /* top: changed, read again before the next redraw */
+        struct props props;
+};
+
+/* A pointer into `v` holds until the next put, remove, load or clear. */
+struct ctl_objects {
+        struct ctl_object *v;
+        size_t n;
+};
+
+void objects_clear(struct ctl_objects *s);
+struct ctl_object *objects_find(const struct ctl_objects *s, const char *path);
+/* Takes *ps: 1, 0 for an interface other than Device and Request (not kept), or -ENOMEM. */
+int objects_put(struct ctl_objects *s, const char *path, const char *iface, struct props *ps);
+/* Whether the object was there. */
+bool objects_remove(struct ctl_objects *s, const char *path);
+/* The cache anew from GetManagedObjects: 1, 0 when devfreqd is not on the bus (yet), or a negative
+ * errno (*error says why when the bus did). */
+int objects_load(struct ctl_objects *s, sd_bus *bus, sd_bus_error *error);
+/* InterfacesRemoved: 1 when a Device or Request interface went, with the object's path (in `msg`)
+ * and which of the two; 0 for other interfaces, a negative errno for a bad message. */
+int objects_removed(sd_bus_message *msg, const char **ret_path, bool *ret_request);
+
 /* tools/devfreqctl.c */
 /* The bus of --bus into c->bus: 0, or the exit status after saying why (EXIT_USAGE for an
  * address sd-bus cannot parse). */
