@@ -352,7 +352,7 @@ contains "AvailableFrequencies emitted with its value" "$c" "AvailableFrequencie
 contains "OperatingPoints emitted with its value" "$c" "[800000000,1050000,200,false]"
 contains "MaxFrequency emitted with its value" "$c" "MaxFrequency=400000000"
 # One change batch a call: one PropertiesChanged with all of it, then the reply.
-is "SetOperatingPoint: one PropertiesChanged, before the reply" "$(sequence SetOperatingPoint)" \
+is "SetOperatingPoint: one PropertiesChanged, before the reply" "$(sequence SetOperatingPoint "$p_gpu")" \
         "PropertiesChanged $p_gpu
 return SetOperatingPoint"
 busctl_error "SetOperatingPoint of an absent point is NoSuchOperatingPoint" \
@@ -441,7 +441,7 @@ is "Value emitted with its value" "$(changes "$req")" "$req $request_iface Value
 c=$(changes "$p_gpu")
 contains "QosMinFrequency emitted with its value" "$c" "QosMinFrequency=800000000"
 contains "CurrentFrequency emitted with its value on the request's change" "$c" "CurrentFrequency=800000000"
-is "Update: the reply, the request's Value, then the device's one PropertiesChanged" "$(sequence Update)" \
+is "Update: the reply, the request's Value, then the device's one PropertiesChanged" "$(sequence Update "$p_gpu")" \
         "return Update
 PropertiesChanged $req
 PropertiesChanged $p_gpu"
@@ -459,7 +459,7 @@ contains "Requests is invalidated" "$c" "| invalidated: Requests"
 is "Requests is never sent with a value" "$(grep -c 'Requests=' <<<"$c" || true)" "0"
 contains "QosMinFrequency emitted back at 0" "$c" "QosMinFrequency=0"
 contains "CurrentFrequency emitted back down" "$c" "CurrentFrequency=200000000"
-is "Remove: the reply, InterfacesRemoved, then the device's one PropertiesChanged" "$(sequence Remove)" \
+is "Remove: the reply, InterfacesRemoved, then the device's one PropertiesChanged" "$(sequence Remove "$p_gpu")" \
         "return Remove
 InterfacesRemoved $manager_path
 PropertiesChanged $p_gpu"
@@ -475,7 +475,7 @@ contains "QosMaxFrequency emitted with its value" "$c" "QosMaxFrequency=40000000
 is "Requests not sent with a value on add" "$(grep -c 'Requests=' <<<"$c" || true)" "0"
 contains "InterfacesAdded for the request with its properties" "$(signals InterfacesAdded)" \
         "\"$req\",{\"$request_iface\":{\"Device\":{\"type\":\"o\",\"data\":\"$p_gpu\"},\"Type\":{\"type\":\"s\",\"data\":\"max-frequency\"},\"Value\":{\"type\":\"t\",\"data\":400000000}"
-is "AddRequest: the reply, InterfacesAdded, then the device's one PropertiesChanged" "$(sequence AddRequest)" \
+is "AddRequest: the reply, InterfacesAdded, then the device's one PropertiesChanged" "$(sequence AddRequest "$p_gpu")" \
         "return AddRequest
 InterfacesAdded $manager_path
 PropertiesChanged $p_gpu"

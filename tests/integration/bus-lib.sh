@@ -214,20 +214,26 @@ for m in messages:
 ' "$1"
 }
 
-# sequence METHOD: what the daemon sent since the mark, in order, one a line: "return METHOD" or
-# "error METHOD" for its replies to METHOD, "MEMBER PATH" for each signal of its.
+# sequence METHOD [DEVICE_PATH]: what the daemon sent since the mark, in order, one a line:
+# "return METHOD" or "error METHOD" for its replies to METHOD, "MEMBER PATH" for each signal of
+# its. With DEVICE_PATH, the signals of other devices are left out: a polling device may change
+# its frequency, and say so, at any time.
 sequence() {
         monitor_py '
 calls = {(m.get("sender"), m.get("cookie")): m.get("member") for m in messages if m.get("type") == "method_call"}
+devices = sys.argv[1] + "/device/"
 for m in messages:
     kind = m.get("type")
+    path = m.get("path", "")
     if kind in ("method_return", "error") and m.get("sender") != "org.freedesktop.DBus":
         member = calls.get((m.get("destination"), m.get("reply_cookie")))
         if member == sys.argv[2]:
             print("return" if kind == "method_return" else "error", member)
-    elif kind == "signal" and m.get("path", "").startswith(sys.argv[1]):
-        print(m["member"], m["path"])
-' "$manager_path" "$1"
+    elif kind == "signal" and path.startswith(sys.argv[1]):
+        if sys.argv[3] and path.startswith(devices) and path != sys.argv[3]:
+            continue
+        print(m["member"], path)
+' "$manager_path" "$1" "${2:-}"
 }
 
 # errors_since: the error replies since the mark, as "ERROR_NAME MESSAGE".
