@@ -159,17 +159,41 @@ monitor_sees_ping() {
 }
 
 # monitor_mark: remember where the log is now; monitor_since prints what came after.
-monitor_mark() { monitor_offset=$(wc -l <"$tmp/monitor.json"); }
+# monitor_mark: from here on, what monitor_since and the helpers below read. What the daemon sent
+# before is in the log first (monitor_flush), so none of it is read as coming after.
+monitor_mark() {
+        monitor_flush
+        monitor_offset=$(wc -l <"$tmp/monitor.json")
+}
 monitor_since() { tail -n +"$((monitor_offset + 1))" "$tmp/monitor.json"; }
 
-# monitor_flush: wait until everything sent so far is in the log (a Ping round trip after it).
+# monitor_flush: wait until everything the daemon sent so far is in the log: it answers a Ping
+# after it, on the same connection, so the answer comes after it in the log too. (The call itself
+# may reach the log before signals the daemon sent earlier.)
 monitor_flush() {
         local n
-        n=$(grep -c '"member":"Ping"' "$tmp/monitor.json" || true)
+        n=$(pings_answered)
         bctl call "$name" "$manager_path" org.freedesktop.DBus.Peer Ping >/dev/null
-        wait_until 10 pings_above "$n"
+        wait_until 10 pings_answered_above "$n"
 }
-pings_above() { (($(grep -c '"member":"Ping"' "$tmp/monitor.json") > $1)); }
+# pings_answered: the Ping calls whose answer is in the log.
+pings_answered() {
+        "$PYTHON3" -c '
+import json, sys
+pings, answered = set(), 0
+for line in open(sys.argv[1]):
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("type") == "method_call" and m.get("member") == "Ping":
+        pings.add((m.get("sender"), m.get("cookie")))
+    elif m.get("type") == "method_return" and (m.get("destination"), m.get("reply_cookie")) in pings:
+        answered += 1
+print(answered)
+' "$tmp/monitor.json"
+}
+pings_answered_above() { (($(pings_answered) > $1)); }
 
 # monitor_py CODE [ARGS...]: python CODE, with ARGS in sys.argv, over the messages since the mark:
 # `messages`, each line of the log parsed from JSON (a line that is not JSON left out).

@@ -133,7 +133,7 @@ await "... and logged with both values" 5 logged_since "$mark" \
         "userspace/set_freq was changed to 600 MHz by another writer (devfreqd wrote 200 MHz); overwriting"
 like "... and recorded in LastError" "$(prop gpu LastError)" 'another writer'
 is "... the overwrite is no write that 'works again' (none failed)" \
-        "$(log_after "$mark" | grep -c 'writing works again' || true)" 0
+        "$(log_after "$mark" | grep -c 'gpu: writing works again' || true)" 0
 
 # --- a foreign writer switches the kernel governor (userspace/set_freq disappears with it)
 mark=$(wc -l <"$daemon_log")
