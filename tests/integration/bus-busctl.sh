@@ -339,6 +339,21 @@ is "the refused values left the tunable" "$(getp "$p_tick" "$device_iface" Tunab
         '"upthreshold" 70'
 dcall gpu-tick SetTunable su upthreshold 90
 
+# A mark takes what the daemon sent before it as sent before it, even when busctl monitor writes it
+# late: here the monitor is stopped while a SetTunable's PropertiesChanged goes out, and goes on
+# only after the mark is asked for.
+kill -STOP "$monitor_pid"
+dcall gpu-tick SetTunable su upthreshold 85
+(
+        sleep 1
+        kill -CONT "$monitor_pid"
+) &
+resume=$!
+monitor_mark
+wait "$resume"
+is "a mark taken while the monitor lags holds nothing sent before it" "$(changes "$p_tick")" ""
+dcall gpu-tick SetTunable su upthreshold 90
+
 # ================================================================================ SetOperatingPoint
 monitor_mark
 is "SetOperatingPoint 800MHz off" "$(dcall gpu SetOperatingPoint tb 800000000 false)" ""

@@ -146,7 +146,8 @@ client_stop() {
 # --- PropertiesChanged and friends, from busctl monitor --json=short --------------------------
 # monitor_start: every message to or from the daemon, one JSON object a line, in $tmp/monitor.json.
 monitor_start() {
-        bctl --json=short monitor "$name" >"$tmp/monitor.json" 2>"$tmp/monitor.err" &
+        # busctl itself, not bctl in a subshell: monitor_pid is the monitor, to stop and to kill.
+        busctl --address="$bus_address" --json=short monitor "$name" >"$tmp/monitor.json" 2>"$tmp/monitor.err" &
         monitor_pid=$!
         track $monitor_pid
         # Ready once it sees traffic of the daemon: a Ping it must answer.
