@@ -69,7 +69,8 @@ not_on_bus() { ! on_bus "$1"; }
 check "... and it is not on the bus" not_on_bus gpu0
 
 # ================================================================ a node appears
-bctl --json=short monitor "$name" >"$tmp/monitor.json" 2>/dev/null &
+# busctl itself in the background, so that the PID tracked for the cleanup is the monitor's.
+busctl --address="$bus_address" --json=short monitor "$name" >"$tmp/monitor.json" 2>/dev/null &
 track $!
 "$devfreqctl" monitor >"$tmp/devfreqctl-monitor.out" 2>&1 &
 track $!
