@@ -159,9 +159,8 @@ monitor_sees_ping() {
                 grep -q '"member":"Ping"' "$tmp/monitor.json"
 }
 
-# monitor_mark: remember where the log is now; monitor_since prints what came after.
-# monitor_mark: from here on, what monitor_since and the helpers below read. What the daemon sent
-# before is in the log first (monitor_flush), so none of it is read as coming after.
+# monitor_mark: remember where the log is now; monitor_since prints what came after. What the
+# daemon sent before is in the log first (monitor_flush), so none of it is read as coming after.
 monitor_mark() {
         monitor_flush
         monitor_offset=$(wc -l <"$tmp/monitor.json")
@@ -241,8 +240,8 @@ for m in messages:
 
 # sequence METHOD [DEVICE_PATH]: what the daemon sent since the mark, in order, one a line:
 # "return METHOD" or "error METHOD" for its replies to METHOD, "MEMBER PATH" for each signal of
-# its. With DEVICE_PATH, the signals of other devices are left out: a polling device may change
-# its frequency, and say so, at any time.
+# its. With DEVICE_PATH, the signals of other devices are left out: the sequence is the call's on
+# that device, whatever another device (a polling one, say) does meanwhile.
 sequence() {
         monitor_py '
 calls = {(m.get("sender"), m.get("cookie")): m.get("member") for m in messages if m.get("type") == "method_call"}
