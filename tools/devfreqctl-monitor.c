@@ -154,7 +154,7 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         r = sd_bus_message_read_basic(msg, 's', &iface);
         if (r > 0 && streq(iface, IFACE_MANAGER))
                 return print_manager_change(m, msg);
-        if (r <= 0 || !path || !(streq(iface, IFACE_DEVICE) || streq(iface, IFACE_REQUEST)))
+        if (r <= 0 || !path || !object_iface(iface))
                 return 0;
         request = streq(iface, IFACE_REQUEST);
         if (props_read(msg, &changed) < 0 || sd_bus_message_enter_container(msg, 'a', "s") < 0)

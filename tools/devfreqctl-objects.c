@@ -32,7 +32,7 @@ struct ctl_object *objects_find(const struct ctl_objects *s, const char *path) {
 int objects_put(struct ctl_objects *s, const char *path, const char *iface, struct props *ps) {
         struct ctl_object *o = objects_find(s, path);
 
-        if (!streq(iface, IFACE_DEVICE) && !streq(iface, IFACE_REQUEST))
+        if (!object_iface(iface))
                 return 0;
         if (!o) {
                 o = GROW(s->v, s->n);
@@ -89,7 +89,7 @@ int objects_removed(sd_bus_message *msg, const char **ret_path, bool *ret_reques
                 return r;
         /* An object is a device or a request, never both: the first of the two names it. */
         while ((r = sd_bus_message_read_basic(msg, 's', &iface)) > 0)
-                if (streq(iface, IFACE_DEVICE) || streq(iface, IFACE_REQUEST)) {
+                if (object_iface(iface)) {
                         *ret_path = path;
                         *ret_request = streq(iface, IFACE_REQUEST);
                         return 1;

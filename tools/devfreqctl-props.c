@@ -275,6 +275,10 @@ const char *props_str(const struct props *ps, const char *name) {
         return p && p->str ? p->str : "";
 }
 
+bool object_iface(const char *iface) {
+        return streq(iface, IFACE_DEVICE) || streq(iface, IFACE_REQUEST);
+}
+
 /* The last component of an object path, unescaped: the device name or the request id. */
 int object_name(const char *path, char **ret) {
         const char *slash = strrchr(path, '/');
@@ -518,7 +522,7 @@ static int read_interface(sd_bus_message *m, const char *iface, void *userdata) 
         struct props ps = {};
         int r;
 
-        if (!streq(iface, IFACE_DEVICE) && !streq(iface, IFACE_REQUEST))
+        if (!object_iface(iface))
                 return sd_bus_message_skip(m, "a{sv}");
         r = props_read(m, &ps);
         if (r >= 0)

@@ -75,6 +75,8 @@ uint64_t props_num(const struct props *ps, const char *name);
 const char *props_str(const struct props *ps, const char *name);
 int prop_format(const struct prop *p, uint64_t cap, const char *sep, char **ret);
 int object_name(const char *path, char **ret);
+/* Whether an interface is one of devfreqd's objects: Device or Request. */
+bool object_iface(const char *iface);
 const char *format_request_value(char buf[static 32], const char *type, uint64_t value);
 typedef int (*managed_object_cb)(const char *path, const char *iface, struct props *ps, void *userdata);
 int read_interfaces(sd_bus_message *m, const char *path, managed_object_cb cb, void *userdata);
