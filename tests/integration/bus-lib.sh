@@ -174,7 +174,11 @@ monitor_flush() {
         local n
         n=$(pings_answered)
         bctl call "$name" "$manager_path" org.freedesktop.DBus.Peer Ping >/dev/null
-        wait_until 10 pings_answered_above "$n"
+        wait_until 10 pings_answered_above "$n" && return 0
+        # Every reading of the log after this would be unsound: stop, saying why.
+        echo "Bail out! the bus monitor did not log the daemon's answer to a Ping by its deadline"
+        tail -n 5 "$tmp/monitor.err" "$tmp/monitor.json" | sed 's/^/# /'
+        exit 1
 }
 # pings_answered: the Ping calls whose answer is in the log.
 pings_answered() {
